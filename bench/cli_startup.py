@@ -1,0 +1,59 @@
+"""Cold start of the command line: median wall time of `launchops --help` (target < 0.3 s).
+
+    python bench/cli_startup.py [--runs 21] [--json]
+
+Run by hand, never by CI: these machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+COMMANDS = {
+    "launchops --help": ["--help"],
+    "launchops agents --help": ["agents", "--help"],
+}
+
+
+def measure(argv: list[str], runs: int) -> list[float]:
+    exe = shutil.which("launchops")
+    command = [exe, *argv] if exe else [sys.executable, "-m", "launchops.cli", *argv]
+    subprocess.run(command, capture_output=True, check=True)  # warm the file cache
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results = {}
+    for name, argv in COMMANDS.items():
+        times = measure(argv, args.runs)
+        results[name] = {
+            "median_s": round(statistics.median(times), 4),
+            "min_s": round(min(times), 4),
+            "max_s": round(max(times), 4),
+            "runs": args.runs,
+        }
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    for name, r in results.items():
+        verdict = "ok" if r["median_s"] < 0.3 else "OVER TARGET"
+        print(f"{name:<28} median {r['median_s']:.3f} s  (min {r['min_s']:.3f}, max {r['max_s']:.3f}, n={r['runs']})  {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Prefect flows: they compose tasks and hold no business logic of their own."""

@@ -1,0 +1,245 @@
+"""Allocations of a launch: a union discriminated by `type`, one sub-object per type.
+
+Wire shapes as the public JS client sends them (shared notes, genesis-api.md): every
+allocation is `{type, name, supply, <type>: {...settings}}`; `supply` is in whole tokens.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from launchops.api.fields import (
+    Bps,
+    NonNegativeNumber,
+    PositiveNumber,
+    PublicKey,
+    Text,
+    Timestamp,
+    WireModel,
+    rule,
+)
+
+# ── Conditions ──────────────────────────────────────────────────────────────
+
+
+class TimeAbsolute(WireModel):
+    type: Literal["TimeAbsolute"] = "TimeAbsolute"
+    timestamp: Timestamp
+
+
+class Never(WireModel):
+    type: Literal["Never"] = "Never"
+
+
+class Always(WireModel):
+    type: Literal["Always"] = "Always"
+
+
+class Triggered(WireModel):
+    type: Literal["Triggered"] = "Triggered"
+
+
+class TimeRelativeToUnknownAddress(WireModel):
+    """A time relative to a bucket the service resolves at build time (e.g. graduation)."""
+
+    type: Literal["TimeRelativeToUnknownAddress"] = "TimeRelativeToUnknownAddress"
+    bucket_type: str = "raydiumV2"
+    bucket_index: int = Field(0, ge=0, le=255)
+    bucket_time: str = "Graduate"
+    time_offset: int = 0
+
+
+Condition = Annotated[
+    TimeAbsolute | Never | Always | Triggered | TimeRelativeToUnknownAddress,
+    Field(discriminator="type"),
+]
+
+
+def graduation() -> TimeRelativeToUnknownAddress:
+    """The moment the launch graduates to its Raydium pool."""
+    return TimeRelativeToUnknownAddress()
+
+
+# ── Launchpool ──────────────────────────────────────────────────────────────
+
+
+class BpsCurve(WireModel):
+    """A deposit bonus or withdraw penalty curve over the deposit window."""
+
+    enabled: bool
+    point1_time_bps: Bps = 0
+    point1_bps: Bps = 0
+    point2_time_bps: Bps = 0
+    point2_bps: Bps = 0
+    max_bps: Bps = 0
+
+
+class LpLockSchedule(WireModel):
+    enabled: bool
+    start_condition: Condition
+    duration: int = Field(ge=0, description="seconds")
+    period: int = Field(ge=0, description="seconds")
+    cliff_condition: Condition
+    cliff_amount_bps: Bps = 0
+
+
+class UnlockedFunds(WireModel):
+    """Share of the raised quote tokens sent to a recipient."""
+
+    type: Literal["UnlockedFunds"] = "UnlockedFunds"
+    name: Text(1, 64)
+    supply: NonNegativeNumber = 0
+    percentage_bps: Bps
+    recipient: PublicKey
+    claim_start_condition: Condition
+    claim_end_condition: Condition
+
+
+class RaydiumLP(WireModel):
+    """Share of the raised quote tokens paired with `supply` tokens in the Raydium pool."""
+
+    type: Literal["RaydiumLP"] = "RaydiumLP"
+    name: Text(1, 64)
+    supply: NonNegativeNumber
+    percentage_bps: Bps
+    start_condition: Condition
+    lp_lock_schedule: LpLockSchedule | None = None
+
+
+FundFlow = Annotated[UnlockedFunds | RaydiumLP, Field(discriminator="type")]
+
+
+class LaunchpoolSettings(WireModel):
+    deposit_start_condition: Condition
+    deposit_end_condition: Condition
+    claim_start_condition: Condition
+    claim_end_condition: Condition
+    minimum_quote_token_threshold: PositiveNumber
+    deposit_bonus: BpsCurve | None = None
+    withdraw_penalty: BpsCurve | None = None
+    fund_flows: list[FundFlow] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _fund_flows_add_up(self) -> LaunchpoolSettings:
+        if self.fund_flows:
+            total = sum(flow.percentage_bps for flow in self.fund_flows)
+            if total != 10_000:
+                raise rule("bps_total", f"fundFlows percentageBps must add to 10000 (got {total})")
+        return self
+
+
+# ── Presale, unlocked, locked, raydium ─────────────────────────────────────
+
+
+class PresaleSettings(WireModel):
+    allocation_quote_token_cap: PositiveNumber
+    deposit_start_condition: Condition
+    deposit_end_condition: Condition
+    claim_start_condition: Condition
+    claim_end_condition: Condition
+    minimum_deposit_amount: NonNegativeNumber | None = None
+    deposit_limit: PositiveNumber | None = None
+
+
+class UnlockedSettings(WireModel):
+    recipient: PublicKey
+    claim_start_condition: Condition
+    claim_end_condition: Condition
+
+
+class TimeUnit(StrEnum):
+    SECOND = "SECOND"
+    MINUTE = "MINUTE"
+    HOUR = "HOUR"
+    DAY = "DAY"
+    WEEK = "WEEK"
+    TWO_WEEKS = "TWO_WEEKS"
+    MONTH = "MONTH"
+    QUARTER = "QUARTER"
+    YEAR = "YEAR"
+
+
+class LinearUnlock(WireModel):
+    type: Literal["linear"] = "linear"
+
+
+class CustomUnlock(WireModel):
+    type: Literal["custom"] = "custom"
+    value: PositiveNumber
+
+
+class Cliff(WireModel):
+    enabled: bool
+    duration_value: int | None = Field(None, gt=0)
+    duration_unit: TimeUnit | None = None
+    unlock_amount: Annotated[LinearUnlock | CustomUnlock, Field(discriminator="type")] | None = None
+
+
+class Vesting(WireModel):
+    recipient: PublicKey
+    start_time: Timestamp
+    duration_value: int = Field(gt=0)
+    duration_unit: TimeUnit
+    unlock_schedule: TimeUnit
+    cliff: Cliff = Field(default_factory=lambda: Cliff(enabled=False))
+    cancelable_by_sender: bool = False
+    cancelable_by_recipient: bool = False
+    transferable_by_sender: bool = False
+    transferable_by_recipient: bool = False
+
+
+class LockedSettings(WireModel):
+    type: Literal["streamflow"] = "streamflow"
+    vesting: Vesting
+
+
+class RaydiumSettings(WireModel):
+    """Settings of the liquidity-pool bucket; the service defines them, we keep them."""
+
+
+# ── Allocations ─────────────────────────────────────────────────────────────
+
+
+class AllocationBase(WireModel):
+    name: Text(1, 64)
+    supply: PositiveNumber = Field(description="whole tokens, not base units")
+
+
+class LaunchpoolAllocation(AllocationBase):
+    type: Literal["launchpoolV2"] = "launchpoolV2"
+    launchpool_v2: LaunchpoolSettings = Field(alias="launchpoolV2")
+
+
+class RaydiumAllocation(AllocationBase):
+    type: Literal["raydiumV2"] = "raydiumV2"
+    raydium_v2: RaydiumSettings = Field(default_factory=RaydiumSettings, alias="raydiumV2")
+
+
+class UnlockedAllocation(AllocationBase):
+    type: Literal["unlockedV2"] = "unlockedV2"
+    unlocked_v2: UnlockedSettings = Field(alias="unlockedV2")
+
+
+class LockedAllocation(AllocationBase):
+    type: Literal["lockedV2"] = "lockedV2"
+    locked_v2: LockedSettings = Field(alias="lockedV2")
+
+
+class PresaleAllocation(AllocationBase):
+    type: Literal["presaleV2"] = "presaleV2"
+    presale_v2: PresaleSettings = Field(alias="presaleV2")
+
+
+Allocation = Annotated[
+    LaunchpoolAllocation
+    | RaydiumAllocation
+    | UnlockedAllocation
+    | LockedAllocation
+    | PresaleAllocation,
+    Field(discriminator="type"),
+]
+
+ALLOCATION_TYPES = ("launchpoolV2", "raydiumV2", "unlockedV2", "lockedV2", "presaleV2")

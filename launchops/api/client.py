@@ -1,0 +1,484 @@
+"""The client of the service: one async implementation over httpx, and a sync facade.
+
+Every failure is a typed error from `launchops.api.errors`. Calls that are safe to repeat
+(the reads, the fund/withdraw builders, and the idempotent register) are retried on
+transient failures with tenacity; create never is: the pipeline's journal decides that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from urllib.parse import quote
+
+import httpx
+import pydantic
+from solders.pubkey import Pubkey
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_random_exponential
+
+from launchops import __version__
+from launchops.api.errors import (
+    APIStatusError,
+    BadRequestError,
+    ForbiddenError,
+    InvalidInputError,
+    NetworkError,
+    NotFoundError,
+    RateLimitedError,
+    RequestTimeoutError,
+    ServerError,
+    ServiceError,
+    UnexpectedResponseError,
+)
+from launchops.api.fields import Network, problems_of
+from launchops.api.models import (
+    AgentCard,
+    AgentRecord,
+    AgentsPage,
+    AgentsQuery,
+    CreateLaunchRequest,
+    CreateLaunchResponse,
+    FundRequest,
+    LaunchConfig,
+    PaginatedAgentsResponse,
+    RegisterLaunchRequest,
+    RegisterLaunchResponse,
+    TokenData,
+    TokenResponse,
+    TransactionResponse,
+    WithdrawRequest,
+)
+
+__all__ = [
+    "USER_AGENT",
+    "AsyncServiceClient",
+    "CachedCard",
+    "CardCache",
+    "MemoryCardCache",
+    "RetryPolicy",
+    "ServiceClient",
+]
+
+USER_AGENT = f"launchops/{__version__} (+https://github.com/launchops/launchops)"
+M = TypeVar("M", bound=pydantic.BaseModel)
+P = ParamSpec("P")
+R = TypeVar("R")
+Address = Pubkey | str
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How transient failures of repeatable calls are retried."""
+
+    attempts: int = 4
+    initial_wait: float = 0.25
+    max_wait: float = 8.0
+    max_retry_after: float = 30.0
+
+    def wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        if isinstance(error, RateLimitedError) and error.retry_after is not None:
+            return min(error.retry_after, self.max_retry_after)
+        return wait_random_exponential(multiplier=self.initial_wait, max=self.max_wait)(state)
+
+
+NO_RETRY = RetryPolicy(attempts=1)
+
+
+@dataclass(frozen=True)
+class CachedCard:
+    etag: str
+    card: dict[str, Any]
+
+
+class CardCache(Protocol):
+    """Where agent cards are kept with their ETag, for conditional requests."""
+
+    def get(self, key: str) -> CachedCard | None: ...
+    def put(self, key: str, entry: CachedCard) -> None: ...
+
+
+class MemoryCardCache:
+    def __init__(self) -> None:
+        self._entries: dict[str, CachedCard] = {}
+
+    def get(self, key: str) -> CachedCard | None:
+        return self._entries.get(key)
+
+    def put(self, key: str, entry: CachedCard) -> None:
+        self._entries[key] = entry
+
+
+class AsyncServiceClient:
+    """Async client of the service's `/v1` API.
+
+    `base_url` includes the version prefix, e.g. `https://api.metaplex.com/v1`.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        network: Network | str = Network.MAINNET,
+        timeout: float | httpx.Timeout = 30.0,
+        retry: RetryPolicy | None = None,
+        card_cache: CardCache | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        max_connections: int = 32,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.network = Network(network)
+        self.retry = retry or RetryPolicy()
+        self.card_cache: CardCache = card_cache if card_cache is not None else MemoryCardCache()
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url + "/",
+            timeout=timeout,
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            limits=httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
+            transport=transport,
+        )
+
+    async def __aenter__(self) -> AsyncServiceClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # ── agents ──────────────────────────────────────────────────────────────
+
+    async def list_agents(
+        self,
+        *,
+        network: Network | str | None = None,
+        page: int = 1,
+        page_size: int = 24,
+        query: str | None = None,
+        sort: str = "latest",
+        active_only: bool | None = None,
+        has_agent_token: bool | None = None,
+        has_services: bool | None = None,
+        spotlight: bool | None = None,
+    ) -> AgentsPage:
+        """One page of GET /agents."""
+        params = _validated(
+            AgentsQuery,
+            network=network or self.network,
+            page=page,
+            page_size=page_size,
+            query=query,
+            sort=sort,
+            active_only=active_only,
+            has_agent_token=has_agent_token,
+            has_services=has_services,
+            spotlight=spotlight,
+        ).to_params()
+        response = await self._call("GET", "agents", params=params)
+        return _parse(PaginatedAgentsResponse, response).data
+
+    async def iter_agents(
+        self, *, page_size: int = 100, **filters: Any
+    ) -> AsyncIterator[AgentRecord]:
+        """Every agent matching the filters, walking all pages."""
+        page = 1
+        while True:
+            result = await self.list_agents(page=page, page_size=page_size, **filters)
+            for agent in result.agents:
+                yield agent
+            if not result.agents or page >= result.total_pages:
+                return
+            page += 1
+
+    async def get_agent_card(
+        self, address: Address, *, network: Network | str | None = None
+    ) -> AgentCard:
+        """The agent's A2A card; a repeated call sends If-None-Match and reuses a 304."""
+        net = Network(network or self.network)
+        key = f"{net}:{address}"
+        cached = self.card_cache.get(key)
+        headers = {"If-None-Match": cached.etag} if cached else None
+        path = f"agents/{_segment(address)}/agent-card.json"
+        response = await self._call("GET", path, params={"network": net}, headers=headers)
+        if response.status_code == 304 and cached:
+            return AgentCard.model_validate(cached.card)
+        body = _json(response)
+        card = _parse_body(AgentCard, body, response)
+        if etag := response.headers.get("ETag"):
+            self.card_cache.put(key, CachedCard(etag=etag, card=body))
+        return card
+
+    async def build_fund_tx(
+        self,
+        address: Address,
+        *,
+        sender: Address,
+        amount: Decimal | str | float,
+        memo: str,
+        network: Network | str | None = None,
+    ) -> TransactionResponse:
+        """An unsigned transaction moving `amount` SOL from `sender` to the agent's wallet."""
+        body = _validated(
+            FundRequest, sender=sender, amount=amount, memo=memo, network=network or self.network
+        )
+        response = await self._call("POST", f"agents/{_segment(address)}/fund", json=body.to_wire())
+        return _parse(TransactionResponse, response)
+
+    async def build_withdraw_tx(
+        self,
+        address: Address,
+        *,
+        sender: Address,
+        amount: Decimal | str | float,
+        network: Network | str | None = None,
+    ) -> TransactionResponse:
+        """An unsigned transaction moving `amount` SOL from the agent's wallet to its owner."""
+        body = _validated(
+            WithdrawRequest, sender=sender, amount=amount, network=network or self.network
+        )
+        path = f"agents/{_segment(address)}/withdraw"
+        response = await self._call("POST", path, json=body.to_wire())
+        return _parse(TransactionResponse, response)
+
+    # ── launches ────────────────────────────────────────────────────────────
+
+    async def create_launch(self, wallet: Address, launch: LaunchConfig) -> CreateLaunchResponse:
+        """POST /launches/create. Never retried here: the caller's journal decides."""
+        body = _validated(CreateLaunchRequest, wallet=wallet, launch=launch)
+        response = await self._call("POST", "launches/create", json=body.to_wire(), retry=NO_RETRY)
+        return _parse(CreateLaunchResponse, response)
+
+    async def register_launch(
+        self,
+        genesis_account: Address,
+        launch: LaunchConfig,
+        *,
+        twitter_verification_token: str | None = None,
+    ) -> RegisterLaunchResponse:
+        """POST /launches/register; idempotent, so transient failures are retried."""
+        body = _validated(
+            RegisterLaunchRequest,
+            genesis_account=genesis_account,
+            network=launch.network,
+            launch=launch,
+            twitter_verification_token=twitter_verification_token,
+        )
+        response = await self._call("POST", "launches/register", json=body.to_wire())
+        return _parse(RegisterLaunchResponse, response)
+
+    async def get_token(self, mint: Address, *, network: Network | str | None = None) -> TokenData:
+        """Every launch of a token, with its base token metadata and socials."""
+        params = {"network": str(Network(network or self.network))}
+        response = await self._call("GET", f"tokens/{_segment(mint)}", params=params)
+        return _parse(TokenResponse, response).data
+
+    # ── transport ───────────────────────────────────────────────────────────
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, str] | None = None,
+        json: Any = None,
+        headers: dict[str, str] | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> httpx.Response:
+        policy = retry or self.retry
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(policy.attempts),
+            wait=policy.wait,
+            retry=retry_if_exception(lambda e: isinstance(e, ServiceError) and e.transient),
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                return await self._send(method, path, params=params, json=json, headers=headers)
+        raise AssertionError("unreachable: tenacity reraises the last error")
+
+    async def _send(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        url = f"{self.base_url}/{path}"
+        try:
+            response = await self._http.request(method, path, **kw)
+        except httpx.TimeoutException as exc:
+            raise RequestTimeoutError(
+                f"{method} {url}: no answer in time ({type(exc).__name__})", method=method, url=url
+            ) from exc
+        except httpx.TransportError as exc:
+            raise NetworkError(
+                f"{method} {url}: {type(exc).__name__}: {exc or 'connection failed'}",
+                method=method,
+                url=url,
+            ) from exc
+        if response.status_code >= 400:
+            raise error_from_response(response)
+        return response
+
+
+class ServiceClient:
+    """Blocking facade over `AsyncServiceClient`: the same calls, run on a private loop."""
+
+    def __init__(self, base_url: str, **kwargs: Any) -> None:
+        self._runner = asyncio.Runner()
+        self._client: AsyncServiceClient = self._runner.run(_make_client(base_url, kwargs))
+
+    def __enter__(self) -> ServiceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._runner.run(self._client.aclose())
+        self._runner.close()
+
+    def iter_agents(self, **filters: Any) -> Iterator[AgentRecord]:
+        pages = self._client.iter_agents(**filters)
+        while True:
+            try:
+                yield self._runner.run(anext(pages))
+            except StopAsyncIteration:
+                return
+
+    @staticmethod
+    def _blocking(
+        method: Callable[Concatenate[AsyncServiceClient, P], Awaitable[R]],
+    ) -> Callable[Concatenate[ServiceClient, P], R]:
+        def call(self: ServiceClient, *args: P.args, **kwargs: P.kwargs) -> R:
+            return self._runner.run(method(self._client, *args, **kwargs))  # type: ignore[arg-type]
+
+        call.__name__ = method.__name__
+        call.__doc__ = method.__doc__
+        return call
+
+    list_agents = _blocking(AsyncServiceClient.list_agents)
+    get_agent_card = _blocking(AsyncServiceClient.get_agent_card)
+    build_fund_tx = _blocking(AsyncServiceClient.build_fund_tx)
+    build_withdraw_tx = _blocking(AsyncServiceClient.build_withdraw_tx)
+    create_launch = _blocking(AsyncServiceClient.create_launch)
+    register_launch = _blocking(AsyncServiceClient.register_launch)
+    get_token = _blocking(AsyncServiceClient.get_token)
+
+
+async def _make_client(base_url: str, kwargs: dict[str, Any]) -> AsyncServiceClient:
+    # Built inside the runner's loop so httpx binds its pool to that loop.
+    return AsyncServiceClient(base_url, **kwargs)
+
+
+# ── answers ─────────────────────────────────────────────────────────────────
+
+_STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    429: RateLimitedError,
+}
+
+
+def error_from_response(response: httpx.Response) -> APIStatusError:
+    """The typed error for an error answer, with the service's text and details."""
+    status = response.status_code
+    try:
+        body: Any = response.json()
+    except ValueError:
+        body = response.text[:2000] or None
+    error, details = _error_text(body, status)
+    cls = _STATUS_ERRORS.get(status) or (ServerError if status >= 500 else UnexpectedResponseError)
+    where = {"method": response.request.method, "url": str(response.request.url)}
+    if cls is RateLimitedError:
+        retry_after = _retry_after(response.headers.get("Retry-After"))
+        return RateLimitedError(
+            status, error, retry_after=retry_after, details=details, body=body, **where
+        )
+    return cls(status, error, details=details, body=body, **where)
+
+
+def _error_text(body: Any, status: int) -> tuple[str, list[Any]]:
+    if isinstance(body, dict):
+        error = body.get("error")
+        details = body.get("details")
+        details = details if isinstance(details, list) else []
+        if isinstance(error, str):
+            return error, details
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"], details
+        if isinstance(body.get("message"), str):
+            return body["message"], details
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:300], []
+    return httpx.codes.get_reason_phrase(status) or f"HTTP {status}", []
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise _unexpected(response, "the answer is not JSON", response.text[:500]) from None
+
+
+def _parse(model: type[M], response: httpx.Response) -> M:
+    return _parse_body(model, _json(response), response)
+
+
+def _parse_body(model: type[M], body: Any, response: httpx.Response) -> M:
+    if isinstance(body, dict) and body.get("success") is False:
+        error, details = _error_text(body, response.status_code)
+        raise _unexpected(response, error, body, details)
+    try:
+        return model.model_validate(body)
+    except pydantic.ValidationError as exc:
+        found = problems_of(exc, body)[:5]
+        problems = "; ".join(f"{field}: {message}" for field, message in found)
+        error = f"answer does not match {model.__name__}: {problems}"
+        raise _unexpected(response, error, body) from None
+
+
+def _unexpected(
+    response: httpx.Response, error: str, body: Any, details: list[Any] | None = None
+) -> UnexpectedResponseError:
+    request = response.request
+    return UnexpectedResponseError(
+        response.status_code,
+        error,
+        details=details,
+        body=body,
+        method=request.method,
+        url=str(request.url),
+    )
+
+
+def _validated(model: type[M], **values: Any) -> M:
+    data = {k: v for k, v in values.items() if v is not None}
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        problems = problems_of(exc, data)
+        text = "; ".join(f"{field}: {message}" for field, message in problems)
+        raise InvalidInputError(f"invalid {model.__name__}: {text}", problems) from None
+
+
+def _segment(address: Address) -> str:
+    return quote(str(address), safe="")

@@ -1,0 +1,144 @@
+"""Every error that launchops raises.
+
+    LaunchOpsError
+    ├── InvalidInputError ........ input rejected before anything was sent (names the field)
+    └── ServiceError ............. talking to the service went wrong
+        ├── NetworkError ......... no HTTP answer: connect failure, reset, protocol error
+        │   └── RequestTimeoutError
+        └── APIStatusError ....... the service answered with an error (status, error, details)
+            ├── BadRequestError .......... 400: invalid input, validation failure
+            ├── ForbiddenError ........... 403: e.g. withdraw by a non-owner
+            ├── NotFoundError ............ 404
+            ├── RateLimitedError ......... 429, with `retry_after` seconds when given
+            ├── ServerError .............. 5xx
+            └── UnexpectedResponseError .. any other status, or a body that is not the contract
+
+`ServiceError.transient` tells whether repeating the same call may succeed: network errors,
+429 and 502/503/504 are transient; 400, 403, 404 and the 500s the spec defines are not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "APIStatusError",
+    "BadRequestError",
+    "ForbiddenError",
+    "InvalidInputError",
+    "LaunchOpsError",
+    "NetworkError",
+    "NotFoundError",
+    "RateLimitedError",
+    "RequestTimeoutError",
+    "ServerError",
+    "ServiceError",
+    "UnexpectedResponseError",
+]
+
+TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+
+
+class LaunchOpsError(Exception):
+    """Base of every error launchops raises on purpose."""
+
+
+class InvalidInputError(LaunchOpsError):
+    """Input failed local validation; `problems` lists (field, message) pairs."""
+
+    def __init__(self, message: str, problems: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+
+
+class ServiceError(LaunchOpsError):
+    """A call to the service failed."""
+
+    transient: bool = False
+
+    def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
+        super().__init__(message)
+        self.method = method
+        self.url = url
+
+
+class NetworkError(ServiceError):
+    """No HTTP answer came back (connect error, reset connection, protocol error)."""
+
+    transient = True
+
+
+class RequestTimeoutError(NetworkError):
+    """The service did not answer in time."""
+
+
+class APIStatusError(ServiceError):
+    """The service answered with an error status.
+
+    `error` is the service's error text (the envelope's `error` string, or the
+    `error.message` of the read endpoints), `details` its validation details if any,
+    `body` the decoded body as received.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        *,
+        details: list[Any] | None = None,
+        body: Any = None,
+        method: str = "",
+        url: str = "",
+    ) -> None:
+        self.status = status
+        self.error = error
+        self.details = details or []
+        self.body = body
+        self.transient = status in TRANSIENT_STATUSES
+        super().__init__(self._describe(), method=method, url=url)
+
+    def _describe(self) -> str:
+        text = f"{self.status} {self.error}"
+        if self.details:
+            shown = "; ".join(_detail_text(d) for d in self.details[:5])
+            more = f" (+{len(self.details) - 5} more)" if len(self.details) > 5 else ""
+            text += f": {shown}{more}"
+        return text
+
+
+class BadRequestError(APIStatusError):
+    """400: the service rejected the request's input."""
+
+
+class ForbiddenError(APIStatusError):
+    """403: the caller may not do this (e.g. withdraw from an agent it does not own)."""
+
+
+class NotFoundError(APIStatusError):
+    """404: no such agent, card or token."""
+
+
+class RateLimitedError(APIStatusError):
+    """429: too many requests; `retry_after` is the wait the service asked for, if any."""
+
+    def __init__(self, status: int, error: str, *, retry_after: float | None = None, **kw: Any):
+        self.retry_after = retry_after
+        super().__init__(status, error, **kw)
+
+
+class ServerError(APIStatusError):
+    """5xx: the service failed."""
+
+
+class UnexpectedResponseError(APIStatusError):
+    """A status the contract does not name, or a body that does not match the contract."""
+
+
+def _detail_text(detail: Any) -> str:
+    if isinstance(detail, dict):
+        where = detail.get("path") or detail.get("field") or detail.get("loc")
+        if isinstance(where, list):
+            where = ".".join(str(p) for p in where)
+        message = detail.get("message") or detail.get("msg") or detail
+        return f"{where}: {message}" if where else str(message)
+    return str(detail)

@@ -1,0 +1,299 @@
+"""Field types shared by every model: solders types inside, strings on the wire.
+
+Each validator raises a `PydanticCustomError` whose message is the sentence a user reads
+after the field's path, e.g. `launch.symbol: must be 1 to 10 characters (got 14)`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+)
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+
+LAMPORTS_PER_SOL = 1_000_000_000
+U64_MAX = 2**64 - 1
+_BASE58_ALPHABET = frozenset("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")
+
+
+class WireModel(BaseModel):
+    """camelCase on the wire, snake_case in Python; unknown fields are kept as received."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        ser_json_inf_nan="null",
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON object to send: camelCase, unset optional fields left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def to_json_echo(self) -> dict[str, Any]:
+        """The JSON object as it was received (only the fields that were present)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class Network(StrEnum):
+    MAINNET = "solana-mainnet"
+    DEVNET = "solana-devnet"
+
+
+def rule(code: str, message: str, **context: Any) -> PydanticCustomError:
+    """A validation error whose text is the rule, as the user will read it."""
+    return PydanticCustomError(code, message, context or None)
+
+
+def _base58_key(value: object, kind: str, parse: Any) -> Any:
+    if not isinstance(value, str):
+        raise rule("base58", f"must be a base58 {kind} (a string), not {type(value).__name__}")
+    bad = sorted(set(value) - _BASE58_ALPHABET)
+    if bad:
+        shown = "".join(bad[:5])
+        raise rule("base58", f"must be a base58 {kind}; characters outside base58: {shown!r}")
+    try:
+        return parse(value)
+    except ValueError:
+        raise rule(
+            "base58", f"must be a base58 {kind} of 32 bytes (got {len(value)} characters)"
+        ) from None
+
+
+def _to_pubkey(value: object) -> Pubkey:
+    if isinstance(value, Pubkey):
+        return value
+    return _base58_key(value, "public key", Pubkey.from_string)
+
+
+def _to_hash(value: object) -> Hash:
+    if isinstance(value, Hash):
+        return value
+    return _base58_key(value, "blockhash", Hash.from_string)
+
+
+_BASE58_SCHEMA = {"type": "string", "pattern": "^[1-9A-HJ-NP-Za-km-z]{32,44}$"}
+
+PublicKey = Annotated[
+    Pubkey,
+    PlainValidator(_to_pubkey),
+    PlainSerializer(str, return_type=str, when_used="json"),
+    WithJsonSchema({**_BASE58_SCHEMA, "description": "base58 public key (32 bytes)"}),
+]
+Blockhash = Annotated[
+    Hash,
+    PlainValidator(_to_hash),
+    PlainSerializer(str, return_type=str, when_used="json"),
+    WithJsonSchema({**_BASE58_SCHEMA, "description": "base58 blockhash"}),
+]
+
+
+def _b64decode(value: object) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if not isinstance(value, str):
+        raise rule("base64", "must be a base64 string")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise rule("base64", "must be valid base64") from None
+
+
+Base64Bytes = Annotated[
+    bytes,
+    PlainValidator(_b64decode),
+    PlainSerializer(lambda b: base64.b64encode(b).decode(), return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "contentEncoding": "base64"}),
+]
+
+
+def _to_utc(value: object) -> datetime:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise rule("timestamp", "must be an ISO 8601 time, e.g. 2026-03-01T15:00:00Z") from None
+    if not isinstance(value, datetime):
+        raise rule("timestamp", "must be an ISO 8601 time, e.g. 2026-03-01T15:00:00Z")
+    # A time without a zone is read as UTC, the zone the service speaks.
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def iso_utc(value: datetime) -> str:
+    """ISO 8601 in UTC with milliseconds and `Z`, as JavaScript's toISOString writes it."""
+    utc = value.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+Timestamp = Annotated[
+    datetime,
+    PlainValidator(_to_utc),
+    PlainSerializer(iso_utc, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+
+
+def _check_length(low: int, high: int) -> Any:
+    def check(value: object) -> str:
+        if not isinstance(value, str):
+            raise rule("type", f"must be text, not {type(value).__name__}")
+        if not low <= len(value) <= high:
+            bounds = f"at most {high}" if low == 0 else f"{low} to {high}"
+            raise rule("length", f"must be {bounds} characters (got {len(value)})")
+        return value
+
+    return check
+
+
+def Text(low: int, high: int) -> Any:
+    """A string of `low`..`high` characters, with the rule in its error message."""
+    return Annotated[
+        str,
+        PlainValidator(_check_length(low, high)),
+        WithJsonSchema({"type": "string", "minLength": low, "maxLength": high}),
+    ]
+
+
+def _check_http_url(value: object) -> str:
+    if not isinstance(value, str):
+        raise rule("url", f"must be an http(s) URL, not {type(value).__name__}")
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or " " in value:
+        raise rule("url", "must be an http(s) URL, e.g. https://gateway.irys.xyz/<id>")
+    return value
+
+
+HttpUrl = Annotated[
+    str,
+    PlainValidator(_check_http_url),
+    WithJsonSchema({"type": "string", "format": "uri", "pattern": "^https?://"}),
+]
+
+
+def _positive_number(value: object) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise rule("number", f"must be a number, not {type(value).__name__}")
+    if not value > 0 or value != value or value in (float("inf"), float("-inf")):
+        raise rule("positive", f"must be greater than 0 (got {value})")
+    return value
+
+
+PositiveNumber = Annotated[
+    int | float,
+    PlainValidator(_positive_number),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0}),
+]
+NonNegativeNumber = Annotated[int | float, Field(ge=0, allow_inf_nan=False)]
+Bps = Annotated[int, Field(ge=0, le=10_000, description="basis points, 0..10000")]
+
+
+def _sol_amount(value: object) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
+        raise rule("amount", "must be an amount of SOL, e.g. 0.25")
+    try:
+        amount = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise rule("amount", f"must be an amount of SOL, e.g. 0.25 (got {value!r})") from None
+    if not amount.is_finite() or amount <= 0:
+        raise rule("amount", f"must be a positive amount of SOL (got {value})")
+    exponent = amount.normalize().as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -9:
+        raise rule("amount", f"has more than 9 decimals, finer than a lamport (got {value})")
+    if amount * LAMPORTS_PER_SOL > U64_MAX:
+        raise rule("amount", f"is larger than any SOL balance (got {value})")
+    return amount
+
+
+def _sol_json(amount: Decimal) -> int | float:
+    # The wire carries a JSON number; up to 15 significant digits a float keeps it exact.
+    return int(amount) if amount == amount.to_integral_value() else float(amount)
+
+
+SolAmount = Annotated[
+    Decimal,
+    PlainValidator(_sol_amount),
+    PlainSerializer(_sol_json, when_used="json"),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0}),
+]
+
+
+def lamports(amount: Decimal) -> int:
+    """Exact lamports of a SOL amount (validated to at most 9 decimals)."""
+    return int(amount * LAMPORTS_PER_SOL)
+
+
+def base_units(whole_tokens: int | float, decimals: int) -> int:
+    """Exact base units of an amount of whole tokens (as the service's JSON numbers read)."""
+    return int(Decimal(repr(whole_tokens)) * (Decimal(10) ** decimals))
+
+
+def field_path(loc: tuple[int | str, ...], data: Any = None) -> str:
+    """`('launch', 'allocations', 0, 'supply')` -> `launch.allocations[0].supply`.
+
+    With the validated input at hand, the tags pydantic puts into the path of a
+    discriminated union (`allocations.0.unlockedV2.supply`) are dropped: the user wrote
+    `type: unlockedV2`, not a field of that name.
+    """
+    text = ""
+    node, tag_dropped = data, False
+    for part in loc:
+        if (
+            not tag_dropped
+            and isinstance(node, dict)
+            and isinstance(part, str)
+            and node.get("type") == part
+        ):
+            tag_dropped = True
+            continue
+        tag_dropped = False
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            node = None
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "(top level)"
+
+
+def problems_of(exc: Any, data: Any = None) -> list[tuple[str, str]]:
+    """(field, message) pairs of a pydantic ValidationError, in the wire's names.
+
+    Pass the validated input as `data` for paths free of union tags.
+    """
+    problems = []
+    for error in exc.errors(include_url=False):
+        ctx = error.get("ctx") or {}
+        message = error["msg"]
+        kind = error["type"]
+        if kind == "missing":
+            message = "is required"
+        elif kind == "extra_forbidden":
+            message = "is not a known field"
+        elif kind == "union_tag_invalid":
+            message = f"unknown type {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+        elif kind == "union_tag_not_found":
+            message = f"needs a '{ctx.get('discriminator', 'type')}' field"
+        elif kind.startswith("literal_error") or kind == "enum":
+            message = f"must be {ctx.get('expected', 'one of the allowed values')}"
+        problems.append((field_path(tuple(error["loc"]), data), message))
+    return problems

@@ -1,0 +1,412 @@
+"""The client against a real HTTP server on loopback: every endpoint, every status of the
+spec's section 7, the retry rules, timeouts, malformed answers, and the sync facade."""
+
+from __future__ import annotations
+
+import socket
+import time
+from decimal import Decimal
+
+import pytest
+
+from launchops.api import errors as e
+from launchops.api.client import USER_AGENT, AsyncServiceClient, RetryPolicy, ServiceClient
+from launchops.api.models import LaunchConfig
+from tests.api import examples as ex
+from tests.support.loopback import serve
+from tests.support.scripted import Answer, ScriptedService
+
+FAST = RetryPolicy(attempts=4, initial_wait=0.01, max_wait=0.05)
+
+
+@pytest.fixture(scope="module")
+def service():
+    scripted = ScriptedService()
+    with serve(scripted.app) as url:
+        scripted.url = url + "/v1"
+        yield scripted
+
+
+@pytest.fixture
+async def client(service):
+    service.answers.clear()
+    service.sticky.clear()
+    service.seen.clear()
+    async with AsyncServiceClient(service.url, retry=FAST, timeout=2.0) as c:
+        yield c
+
+
+def launch() -> LaunchConfig:
+    return LaunchConfig.model_validate(ex.launchpool_launch())
+
+
+# ── success paths ───────────────────────────────────────────────────────────
+
+
+async def test_list_agents_sends_every_filter_as_the_spec_spells_it(client, service):
+    service.script(
+        "GET",
+        "agents",
+        Answer(body=ex.agents_page([ex.AGENT_RECORD], page=2, page_size=10, total=11)),
+    )
+    page = await client.list_agents(
+        network="solana-devnet",
+        page=2,
+        page_size=10,
+        query="research",
+        sort="oldest",
+        active_only=True,
+        has_agent_token=False,
+        has_services=True,
+        spotlight=True,
+    )
+    assert page.total == 11 and page.total_pages == 2
+    assert str(page.agents[0].mint_address) == ex.AGENT
+    [seen] = service.calls("GET", "agents")
+    assert seen.query == {
+        "network": "solana-devnet",
+        "page": "2",
+        "pageSize": "10",
+        "query": "research",
+        "sort": "oldest",
+        "activeOnly": "true",
+        "hasAgentToken": "false",
+        "hasServices": "true",
+        "spotlight": "true",
+    }
+    assert seen.headers["user-agent"] == USER_AGENT
+
+
+async def test_iter_agents_walks_every_page(client, service):
+    records = []
+    for i in range(5):
+        record = ex.copy_of(ex.AGENT_RECORD)
+        record["name"] = f"agent {i}"
+        records.append(record)
+    service.script(
+        "GET",
+        "agents",
+        Answer(body=ex.agents_page(records[0:2], page=1, page_size=2, total=5)),
+        Answer(body=ex.agents_page(records[2:4], page=2, page_size=2, total=5)),
+        Answer(body=ex.agents_page(records[4:5], page=3, page_size=2, total=5)),
+    )
+    names = [a.name async for a in client.iter_agents(page_size=2, active_only=True)]
+    assert names == [f"agent {i}" for i in range(5)]
+    assert [s.query["page"] for s in service.calls("GET", "agents")] == ["1", "2", "3"]
+
+
+async def test_agent_card_uses_its_etag_and_the_304(client, service):
+    path = f"agents/{ex.AGENT}/agent-card.json"
+    headers = {"ETag": '"m3k9x1"', "Cache-Control": "max-age=60, stale-while-revalidate=600"}
+    service.script("GET", path, Answer(body=ex.AGENT_CARD, headers=headers), Answer(status=304))
+    first = await client.get_agent_card(ex.AGENT)
+    second = await client.get_agent_card(ex.AGENT)
+    assert first == second
+    assert first.name == "Research Agent" and first.skills[0].tags == ["research"]
+    assert first.model_extra["protocolVersion"] == "0.3.0"
+    calls = service.calls("GET", path)
+    assert "if-none-match" not in calls[0].headers
+    assert calls[1].headers["if-none-match"] == '"m3k9x1"'
+
+
+async def test_fund_and_withdraw_build_transactions(client, service):
+    service.script("POST", f"agents/{ex.AGENT}/fund", Answer(body=ex.FUND_RESPONSE))
+    service.script("POST", f"agents/{ex.AGENT}/withdraw", Answer(body=ex.FUND_RESPONSE))
+    fund = await client.build_fund_tx(ex.AGENT, sender=ex.WALLET, amount="0.25", memo="thanks")
+    withdraw = await client.build_withdraw_tx(ex.AGENT, sender=ex.WALLET, amount=Decimal("1.5"))
+    assert fund.tx == bytes(range(200)) and withdraw.blockhash.last_valid_block_height == 312345678
+    assert service.calls("POST", f"agents/{ex.AGENT}/fund")[0].body == {
+        "sender": ex.WALLET,
+        "amount": 0.25,
+        "memo": "thanks",
+        "network": "solana-mainnet",
+    }
+    assert service.calls("POST", f"agents/{ex.AGENT}/withdraw")[0].body["amount"] == 1.5
+
+
+async def test_create_and_register_a_launch(client, service):
+    service.script("POST", "launches/create", Answer(body=ex.CREATE_RESPONSE))
+    service.script("POST", "launches/register", Answer(body=ex.REGISTER_RESPONSE))
+    created = await client.create_launch(ex.WALLET, launch())
+    assert len(created.transactions) == 2 and str(created.genesis_account) == ex.GENESIS
+    registered = await client.register_launch(created.genesis_account, launch())
+    assert registered.existing is True and registered.launch.link.startswith("https://")
+    create_body = service.calls("POST", "launches/create")[0].body
+    register_body = service.calls("POST", "launches/register")[0].body
+    assert create_body["wallet"] == ex.WALLET
+    assert register_body["launch"] == create_body["launch"]  # must equal what create got
+    assert register_body["genesisAccount"] == ex.GENESIS
+    assert register_body["network"] == "solana-mainnet"
+
+
+async def test_token_lookup(client, service):
+    service.script("GET", f"tokens/{ex.MINT}", Answer(body=ex.TOKEN_RESPONSE))
+    token = await client.get_token(ex.MINT, network="solana-devnet")
+    assert token.base_token.symbol == "MTK" and token.launches[0].status == "graduated"
+    assert token.socials.discord == "https://discord.gg/mytoken"
+    assert service.calls("GET", f"tokens/{ex.MINT}")[0].query == {"network": "solana-devnet"}
+
+
+# ── section 7, row by row ─────────────────────────────────────────────────────
+
+INVALID = {
+    "success": False,
+    "error": "Invalid input data",
+    "details": [{"path": ["sender"], "message": "bad key"}],
+}
+ROWS = [
+    ("card", 404, {"message": "no card"}, e.NotFoundError, "no card"),
+    ("card", 404, None, e.NotFoundError, "Not Found"),
+    ("fund", 400, INVALID, e.BadRequestError, "Invalid input data"),
+    (
+        "fund",
+        404,
+        {"success": False, "error": "Agent not found"},
+        e.NotFoundError,
+        "Agent not found",
+    ),
+    (
+        "fund",
+        500,
+        {"success": False, "error": "Failed to prepare fund transaction"},
+        e.ServerError,
+        "Failed to prepare fund transaction",
+    ),
+    ("withdraw", 400, INVALID, e.BadRequestError, "Invalid input data"),
+    (
+        "withdraw",
+        403,
+        {"success": False, "error": "Only the agent owner can withdraw funds"},
+        e.ForbiddenError,
+        "Only the agent owner can withdraw funds",
+    ),
+    (
+        "withdraw",
+        404,
+        {"success": False, "error": "Agent not found"},
+        e.NotFoundError,
+        "Agent not found",
+    ),
+    (
+        "withdraw",
+        500,
+        {"success": False, "error": "Failed to prepare withdraw transaction"},
+        e.ServerError,
+        "Failed to prepare withdraw transaction",
+    ),
+    (
+        "create",
+        400,
+        {
+            "success": False,
+            "error": "Validation failed",
+            "details": [{"path": ["launch", "symbol"], "message": "too long"}],
+        },
+        e.BadRequestError,
+        "Validation failed",
+    ),
+    (
+        "create",
+        500,
+        {"success": False, "error": "Internal server error"},
+        e.ServerError,
+        "Internal server error",
+    ),
+    (
+        "register",
+        400,
+        {"success": False, "error": "Genesis account not found on-chain"},
+        e.BadRequestError,
+        "Genesis account not found on-chain",
+    ),
+    (
+        "register",
+        500,
+        {"success": False, "error": "Internal server error"},
+        e.ServerError,
+        "Internal server error",
+    ),
+    ("token", 404, ex.READ_ERROR, e.NotFoundError, "Token not found"),
+]
+CALLS = {
+    "card": ("GET", f"agents/{ex.AGENT}/agent-card.json", lambda c: c.get_agent_card(ex.AGENT)),
+    "fund": (
+        "POST",
+        f"agents/{ex.AGENT}/fund",
+        lambda c: c.build_fund_tx(ex.AGENT, sender=ex.WALLET, amount=1, memo="m"),
+    ),
+    "withdraw": (
+        "POST",
+        f"agents/{ex.AGENT}/withdraw",
+        lambda c: c.build_withdraw_tx(ex.AGENT, sender=ex.WALLET, amount=1),
+    ),
+    "create": ("POST", "launches/create", lambda c: c.create_launch(ex.WALLET, launch())),
+    "register": ("POST", "launches/register", lambda c: c.register_launch(ex.GENESIS, launch())),
+    "token": ("GET", f"tokens/{ex.MINT}", lambda c: c.get_token(ex.MINT)),
+}
+
+
+@pytest.mark.parametrize(("endpoint", "status", "body", "error", "text"), ROWS)
+async def test_section_7_statuses_raise_typed_errors(
+    client, service, endpoint, status, body, error, text
+):
+    method, path, call = CALLS[endpoint]
+    raw = b"Not Found" if body is None else None
+    service.script(method, path, sticky=Answer(status=status, body=body, raw=raw))
+    with pytest.raises(error) as caught:
+        await call(client)
+    assert caught.value.status == status
+    assert caught.value.error == text
+    assert caught.value.transient is False
+    assert len(service.calls(method, path)) == 1, "a permanent error is never retried"
+    if body and body.get("details"):
+        assert caught.value.details == body["details"]
+        assert body["details"][0]["message"] in str(caught.value)
+
+
+# ── retries ───────────────────────────────────────────────────────────────────
+
+
+async def test_429_waits_for_retry_after_then_succeeds(client, service):
+    service.script(
+        "GET",
+        f"tokens/{ex.MINT}",
+        Answer(
+            status=429,
+            body={"error": {"message": "Too many requests"}},
+            headers={"Retry-After": "0.3"},
+        ),
+        Answer(body=ex.TOKEN_RESPONSE),
+    )
+    started = time.monotonic()
+    token = await client.get_token(ex.MINT)
+    assert token.base_token.name == "My Token"
+    assert time.monotonic() - started >= 0.3
+    assert len(service.calls("GET", f"tokens/{ex.MINT}")) == 2
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+async def test_register_is_retried_on_gateway_errors(client, service, status):
+    service.script(
+        "POST",
+        "launches/register",
+        Answer(status=status, body={"success": False, "error": "busy"}),
+        Answer(body=ex.REGISTER_RESPONSE),
+    )
+    registered = await client.register_launch(ex.GENESIS, launch())
+    assert registered.token.id == "tok_3x9"
+    assert len(service.calls("POST", "launches/register")) == 2
+
+
+async def test_create_is_never_retried(client, service):
+    service.script(
+        "POST",
+        "launches/create",
+        sticky=Answer(status=503, body={"success": False, "error": "busy"}),
+    )
+    with pytest.raises(e.ServerError) as caught:
+        await client.create_launch(ex.WALLET, launch())
+    assert caught.value.transient is True
+    assert len(service.calls("POST", "launches/create")) == 1
+
+
+async def test_retries_stop_after_the_policys_attempts(client, service):
+    service.script(
+        "GET", "agents", sticky=Answer(status=502, body={"success": False, "error": "bad gateway"})
+    )
+    with pytest.raises(e.ServerError) as caught:
+        await client.list_agents()
+    assert caught.value.status == 502
+    assert len(service.calls("GET", "agents")) == FAST.attempts
+
+
+async def test_rate_limited_error_carries_retry_after():
+    policy = RetryPolicy(attempts=1)
+    scripted = ScriptedService()
+    scripted.script(
+        "GET",
+        "agents",
+        Answer(
+            status=429, body={"success": False, "error": "slow down"}, headers={"Retry-After": "7"}
+        ),
+    )
+    with serve(scripted.app) as url:
+        async with AsyncServiceClient(url + "/v1", retry=policy) as c:
+            with pytest.raises(e.RateLimitedError) as caught:
+                await c.list_agents()
+    assert caught.value.retry_after == 7.0 and caught.value.transient
+
+
+# ── transport failures and malformed answers ──────────────────────────────────
+
+
+async def test_nobody_listening_is_a_network_error():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    async with AsyncServiceClient(f"http://127.0.0.1:{port}/v1", retry=FAST) as c:
+        with pytest.raises(e.NetworkError) as caught:
+            await c.get_token(ex.MINT)
+    assert caught.value.transient and "ConnectError" in str(caught.value)
+
+
+async def test_a_slow_answer_is_a_timeout(service):
+    service.script("GET", "agents", sticky=Answer(body=ex.agents_page([]), delay=1.0))
+    async with AsyncServiceClient(
+        service.url, retry=RetryPolicy(attempts=2, initial_wait=0.01), timeout=0.2
+    ) as c:
+        with pytest.raises(e.RequestTimeoutError):
+            await c.list_agents()
+    assert len(service.calls("GET", "agents")) >= 2
+
+
+async def test_an_answer_that_is_not_json(client, service):
+    service.script("GET", f"tokens/{ex.MINT}", Answer(raw=b"<html>gateway</html>"))
+    with pytest.raises(e.UnexpectedResponseError, match="not JSON"):
+        await client.get_token(ex.MINT)
+
+
+async def test_an_answer_off_the_contract_names_the_field(client, service):
+    bad = ex.copy_of(ex.CREATE_RESPONSE)
+    bad["mintAddress"] = "not-a-key"
+    service.script("POST", "launches/create", Answer(body=bad))
+    with pytest.raises(e.UnexpectedResponseError, match="mintAddress: must be a base58 public key"):
+        await client.create_launch(ex.WALLET, launch())
+
+
+async def test_success_false_with_200_is_an_error(client, service):
+    service.script(
+        "POST", f"agents/{ex.AGENT}/fund", Answer(body={"success": False, "error": "nope"})
+    )
+    with pytest.raises(e.UnexpectedResponseError, match="nope"):
+        await client.build_fund_tx(ex.AGENT, sender=ex.WALLET, amount=1, memo="m")
+
+
+async def test_bad_input_is_refused_before_sending(client, service):
+    with pytest.raises(e.InvalidInputError) as caught:
+        await client.build_fund_tx(ex.AGENT, sender="0OIl", amount=-1, memo="")
+    fields = [field for field, _ in caught.value.problems]
+    assert fields == ["sender", "amount", "memo"]
+    assert service.seen == []
+
+
+# ── the sync facade ───────────────────────────────────────────────────────────
+
+
+def test_sync_facade_runs_the_same_calls(service):
+    service.answers.clear()
+    service.seen.clear()
+    service.script(
+        "GET",
+        "agents",
+        Answer(body=ex.agents_page([ex.AGENT_RECORD], page_size=1, total=2)),
+        Answer(body=ex.agents_page([ex.AGENT_RECORD], page=2, page_size=1, total=2)),
+    )
+    service.script("GET", f"tokens/{ex.MINT}", Answer(body=ex.TOKEN_RESPONSE))
+    with ServiceClient(service.url, retry=FAST) as c:
+        assert len(list(c.iter_agents(page_size=1))) == 2
+        assert c.get_token(ex.MINT).base_token.symbol == "MTK"
+        with pytest.raises(e.ServiceError):
+            c.get_token(ex.MINT)  # unscripted now: 599
+    peers = {s.headers.get("host") for s in service.seen}
+    assert len(peers) == 1

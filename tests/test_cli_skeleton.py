@@ -1,0 +1,104 @@
+"""The CLI's read commands against a real HTTP server, their --json output, their errors,
+and a `--help` that imports nothing heavy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from launchops.cli import app
+from tests.api import examples as ex
+from tests.support.loopback import serve
+from tests.support.scripted import Answer, ScriptedService
+
+runner = CliRunner(env={"COLUMNS": "250"})
+
+
+@pytest.fixture(scope="module")
+def service():
+    scripted = ScriptedService()
+    with serve(scripted.app) as url:
+        scripted.url = url + "/v1"
+        yield scripted
+
+
+def invoke(service, *args: str):
+    return runner.invoke(app, [*args, "--base-url", service.url])
+
+
+def test_help_imports_no_prefect_fastapi_or_solana():
+    code = (
+        "import sys\n"
+        "from launchops.cli import app\n"
+        "try:\n"
+        "    app(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "names = ('prefect', 'fastapi', 'solana', 'uvicorn', 'sqlalchemy')\n"
+        "heavy = [m for m in names if m in sys.modules]\n"
+        "print('HEAVY=' + ','.join(heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "HEAVY=\n" in out
+    assert "agents" in out and "tokens" in out
+
+
+def test_agents_list_table_and_json(service):
+    service.script(
+        "GET",
+        "agents",
+        Answer(body=ex.agents_page([ex.AGENT_RECORD])),
+        Answer(body=ex.agents_page([ex.AGENT_RECORD])),
+    )
+    table = invoke(service, "agents", "list", "--active-only", "--query", "research")
+    assert table.exit_code == 0, table.output
+    assert "Research Agent" in table.output and "page 1 of 1" in table.output
+    as_json = invoke(service, "agents", "list", "--json")
+    assert json.loads(as_json.output)[0]["mintAddress"] == ex.AGENT
+    assert service.calls("GET", "agents")[0].query["activeOnly"] == "true"
+
+
+def test_agents_card_and_tokens_get(service):
+    service.script(
+        "GET",
+        f"agents/{ex.AGENT}/agent-card.json",
+        Answer(body=ex.AGENT_CARD, headers={"ETag": '"a"'}),
+    )
+    service.script(
+        "GET", f"tokens/{ex.MINT}", Answer(body=ex.TOKEN_RESPONSE), Answer(body=ex.TOKEN_RESPONSE)
+    )
+    card = invoke(service, "agents", "card", ex.AGENT, "--json")
+    assert json.loads(card.output) == ex.AGENT_CARD
+    token = invoke(service, "tokens", "get", ex.MINT)
+    assert token.exit_code == 0 and "My Token (MTK)" in token.output and "graduated" in token.output
+    assert (
+        json.loads(invoke(service, "tokens", "get", ex.MINT, "--json").output)
+        == ex.TOKEN_RESPONSE["data"]
+    )
+
+
+def test_errors_are_one_clear_line_and_exit_1(service):
+    service.script("GET", f"tokens/{ex.MINT}", Answer(status=404, body=ex.READ_ERROR))
+    result = invoke(service, "tokens", "get", ex.MINT)
+    assert result.exit_code == 1
+    assert "404 Token not found" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_bad_network_is_named():
+    result = runner.invoke(app, ["tokens", "get", ex.MINT, "--network", "solana-testnet"])
+    assert result.exit_code == 1
+    assert "--network: must be solana-mainnet or solana-devnet" in result.output
+
+
+def test_unreachable_sandbox_gets_a_hint():
+    result = runner.invoke(app, ["agents", "list", "--base-url", "http://127.0.0.1:9/v1"])
+    assert result.exit_code == 1
+    assert "cannot reach the service" in result.output
+    assert "launchops sandbox serve" in result.output
