@@ -52,7 +52,8 @@ def main() -> None:
         return
     for name, r in results.items():
         verdict = "ok" if r["median_s"] < 0.3 else "OVER TARGET"
-        print(f"{name:<28} median {r['median_s']:.3f} s  (min {r['min_s']:.3f}, max {r['max_s']:.3f}, n={r['runs']})  {verdict}")
+        spread = f"min {r['min_s']:.3f}, max {r['max_s']:.3f}, n={r['runs']}"
+        print(f"{name:<28} median {r['median_s']:.3f} s  ({spread})  {verdict}")
 
 
 if __name__ == "__main__":
