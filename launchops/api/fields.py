@@ -243,22 +243,17 @@ def base_units(whole_tokens: int | float, decimals: int) -> int:
     return int(Decimal(repr(whole_tokens)) * (Decimal(10) ** decimals))
 
 
-def field_path(loc: tuple[int | str, ...], data: Any = None) -> str:
-    """`('launch', 'allocations', 0, 'supply')` -> `launch.allocations[0].supply`.
+def clean_loc(loc: tuple[int | str, ...], data: Any = None) -> tuple[int | str, ...]:
+    """The path of an error without the tags pydantic adds for a discriminated union.
 
-    With the validated input at hand, the tags pydantic puts into the path of a
-    discriminated union (`allocations.0.unlockedV2.supply`) are dropped: the user wrote
-    `type: unlockedV2`, not a field of that name.
+    With the validated input at hand, `allocations.0.unlockedV2.supply` becomes
+    `allocations.0.supply`: the user wrote `type: unlockedV2`, not a field of that name.
     """
-    text = ""
+    kept: list[int | str] = []
     node, tag_dropped = data, False
     for part in loc:
-        if (
-            not tag_dropped
-            and isinstance(node, dict)
-            and isinstance(part, str)
-            and node.get("type") == part
-        ):
+        is_tag = isinstance(node, dict) and isinstance(part, str) and node.get("type") == part
+        if is_tag and not tag_dropped:
             tag_dropped = True
             continue
         tag_dropped = False
@@ -268,6 +263,14 @@ def field_path(loc: tuple[int | str, ...], data: Any = None) -> str:
             node = node[part]
         else:
             node = None
+        kept.append(part)
+    return tuple(kept)
+
+
+def field_path(loc: tuple[int | str, ...], data: Any = None) -> str:
+    """`('launch', 'allocations', 0, 'supply')` -> `launch.allocations[0].supply`."""
+    text = ""
+    for part in clean_loc(loc, data):
         if isinstance(part, int):
             text += f"[{part}]"
         else:
@@ -275,25 +278,29 @@ def field_path(loc: tuple[int | str, ...], data: Any = None) -> str:
     return text or "(top level)"
 
 
+def error_message(error: Any) -> str:
+    """The sentence for one pydantic error dict, in the user's words."""
+    ctx = error.get("ctx") or {}
+    kind = error["type"]
+    if kind == "missing":
+        return "is required"
+    if kind == "extra_forbidden":
+        return "is not a known field"
+    if kind == "union_tag_invalid":
+        return f"unknown type {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+    if kind == "union_tag_not_found":
+        return f"needs a '{ctx.get('discriminator', 'type')}' field"
+    if kind.startswith("literal_error") or kind == "enum":
+        return f"must be {ctx.get('expected', 'one of the allowed values')}"
+    return error["msg"]
+
+
 def problems_of(exc: Any, data: Any = None) -> list[tuple[str, str]]:
     """(field, message) pairs of a pydantic ValidationError, in the wire's names.
 
     Pass the validated input as `data` for paths free of union tags.
     """
-    problems = []
-    for error in exc.errors(include_url=False):
-        ctx = error.get("ctx") or {}
-        message = error["msg"]
-        kind = error["type"]
-        if kind == "missing":
-            message = "is required"
-        elif kind == "extra_forbidden":
-            message = "is not a known field"
-        elif kind == "union_tag_invalid":
-            message = f"unknown type {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
-        elif kind == "union_tag_not_found":
-            message = f"needs a '{ctx.get('discriminator', 'type')}' field"
-        elif kind.startswith("literal_error") or kind == "enum":
-            message = f"must be {ctx.get('expected', 'one of the allowed values')}"
-        problems.append((field_path(tuple(error["loc"]), data), message))
-    return problems
+    return [
+        (field_path(tuple(error["loc"]), data), error_message(error))
+        for error in exc.errors(include_url=False)
+    ]

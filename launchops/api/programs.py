@@ -1,0 +1,215 @@
+"""The on-chain half of the contract: program ids, PDAs and the account and instruction
+layouts that both the client (checking what it signs) and the sandbox (building and
+reading state) rely on. Layouts from the shared notes (genesis-api.md, service-facts.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass
+
+from solders.instruction import AccountMeta, Instruction
+from solders.pubkey import Pubkey
+
+SYSTEM_PROGRAM = Pubkey.from_string("11111111111111111111111111111111")
+TOKEN_PROGRAM = Pubkey.from_string("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")
+TOKEN_2022_PROGRAM = Pubkey.from_string("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb")
+ASSOCIATED_TOKEN_PROGRAM = Pubkey.from_string("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL")
+MEMO_PROGRAM = Pubkey.from_string("MemoSq4gqABAXKb96qzC7pqaMYpTSYz7yeWnV8ekRNf")
+COMPUTE_BUDGET_PROGRAM = Pubkey.from_string("ComputeBudget111111111111111111111111111111")
+GENESIS_PROGRAM = Pubkey.from_string("GNS1S5J5AspKXgpjz6SvKL66kPaKWAhaGRhCqPRxii2B")
+MPL_CORE_PROGRAM = Pubkey.from_string("CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d")
+
+# Bucket PDA prefixes of Genesis v2, by allocation type (the LP flow uses raydium's).
+BUCKET_PREFIX = {
+    "launchpoolV2": b"launch_pool_v2",
+    "presaleV2": b"presale_v2",
+    "unlockedV2": b"unlocked_v2",
+    "raydiumV2": b"raydium_cpmm_v2",
+    "RaydiumLP": b"raydium_cpmm_v2",
+    "lockedV2": b"streamflow_v2",
+}
+GENESIS_ACCOUNT_SPACE = 168
+EXECUTE_DISCRIMINATOR = 31
+SYSTEM_TRANSFER = 2
+MINT_BASE_SIZE = 82
+ACCOUNT_TYPE_OFFSET = 165
+METADATA_POINTER_MINT_SIZE = 234  # base mint + account type + metadata-pointer extension
+TOKEN_METADATA_EXTENSION = 19
+_METADATA_INIT = hashlib.sha256(b"spl_token_metadata_interface:initialize_account").digest()[:8]
+
+
+def genesis_pda(mint: Pubkey, genesis_index: int = 0) -> Pubkey:
+    seeds = [b"genesis_v2", bytes(mint), struct.pack("<H", genesis_index)]
+    return Pubkey.find_program_address(seeds, GENESIS_PROGRAM)[0]
+
+
+def bucket_pda(kind: str, genesis_account: Pubkey, index: int) -> Pubkey:
+    seeds = [BUCKET_PREFIX[kind], bytes(genesis_account), bytes([index])]
+    return Pubkey.find_program_address(seeds, GENESIS_PROGRAM)[0]
+
+
+def token_account_address(owner: Pubkey, mint: Pubkey) -> Pubkey:
+    """The associated Token-2022 account of `owner` for `mint` (owners may be PDAs)."""
+    seeds = [bytes(owner), bytes(TOKEN_2022_PROGRAM), bytes(mint)]
+    return Pubkey.find_program_address(seeds, ASSOCIATED_TOKEN_PROGRAM)[0]
+
+
+def agent_wallet(asset: Pubkey) -> Pubkey:
+    """An agent's wallet: the mpl-core asset-signer PDA of its asset."""
+    return Pubkey.find_program_address([b"mpl-core-execute", bytes(asset)], MPL_CORE_PROGRAM)[0]
+
+
+# ── instructions ────────────────────────────────────────────────────────────
+
+
+def _lp_string(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack("<I", len(data)) + data
+
+
+def metadata_pointer_initialize(mint: Pubkey, authority: Pubkey) -> Instruction:
+    data = bytes([39, 0]) + bytes(authority) + bytes(mint)
+    return Instruction(TOKEN_2022_PROGRAM, data, [AccountMeta(mint, False, True)])
+
+
+def metadata_initialize(
+    mint: Pubkey, update_authority: Pubkey, mint_authority: Pubkey, name: str, symbol: str, uri: str
+) -> Instruction:
+    data = _METADATA_INIT + _lp_string(name) + _lp_string(symbol) + _lp_string(uri)
+    accounts = [
+        AccountMeta(mint, False, True),
+        AccountMeta(update_authority, False, False),
+        AccountMeta(mint, False, False),
+        AccountMeta(mint_authority, True, False),
+    ]
+    return Instruction(TOKEN_2022_PROGRAM, data, accounts)
+
+
+def metadata_size(name: str, symbol: str, uri: str) -> int:
+    """Bytes the metadata extension adds to a mint (type-length header included)."""
+    body = 32 + 32 + len(_lp_string(name)) + len(_lp_string(symbol)) + len(_lp_string(uri)) + 4
+    return 4 + body
+
+
+def memo(text: str, signer: Pubkey) -> Instruction:
+    return Instruction(MEMO_PROGRAM, text.encode(), [AccountMeta(signer, True, False)])
+
+
+def execute(
+    asset: Pubkey, payer: Pubkey, authority: Pubkey, inner: Instruction, collection: Pubkey | None
+) -> Instruction:
+    """mpl-core Execute: the asset signer PDA signs `inner` (service-facts.md, layout)."""
+    signer = agent_wallet(asset)
+    data = bytes([EXECUTE_DISCRIMINATOR]) + struct.pack("<I", len(inner.data)) + bytes(inner.data)
+    accounts = [
+        AccountMeta(asset, False, True),
+        AccountMeta(collection or MPL_CORE_PROGRAM, False, collection is not None),
+        AccountMeta(signer, False, False),
+        AccountMeta(payer, True, True),
+        AccountMeta(authority, True, False),
+        AccountMeta(SYSTEM_PROGRAM, False, False),
+        AccountMeta(inner.program_id, False, False),
+    ]
+    inner_accounts = [
+        AccountMeta(a.pubkey, False if a.pubkey == signer else a.is_signer, a.is_writable)
+        for a in inner.accounts
+    ]
+    return Instruction(MPL_CORE_PROGRAM, data, accounts + inner_accounts)
+
+
+# ── accounts ────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class MintState:
+    supply: int
+    decimals: int
+    mint_authority: Pubkey | None
+    freeze_authority: Pubkey | None
+    name: str | None = None
+    symbol: str | None = None
+    uri: str | None = None
+    update_authority: Pubkey | None = None
+
+
+def _coption_key(data: bytes, offset: int) -> Pubkey | None:
+    tag = int.from_bytes(data[offset : offset + 4], "little")
+    return Pubkey.from_bytes(data[offset + 4 : offset + 36]) if tag else None
+
+
+def read_mint(data: bytes) -> MintState:
+    """An SPL mint, with its Token-2022 metadata extension when it has one."""
+    if len(data) < MINT_BASE_SIZE:
+        raise ValueError("not a mint account")
+    base = {
+        "mint_authority": _coption_key(data, 0),
+        "supply": int.from_bytes(data[36:44], "little"),
+        "decimals": data[44],
+        "freeze_authority": _coption_key(data, 46),
+    }
+    offset = ACCOUNT_TYPE_OFFSET + 1
+    while offset + 4 <= len(data):
+        kind, length = struct.unpack_from("<HH", data, offset)
+        value = data[offset + 4 : offset + 4 + length]
+        if kind == TOKEN_METADATA_EXTENSION:
+            update = Pubkey.from_bytes(value[:32])
+            cursor = 64
+            fields = []
+            for _ in range(3):
+                (size,) = struct.unpack_from("<I", value, cursor)
+                fields.append(value[cursor + 4 : cursor + 4 + size].decode())
+                cursor += 4 + size
+            name, symbol, uri = fields
+            unset = update == Pubkey.default()
+            return MintState(
+                **base,
+                name=name,
+                symbol=symbol,
+                uri=uri,
+                update_authority=None if unset else update,
+            )
+        if kind == 0:
+            break
+        offset += 4 + length
+    return MintState(**base)
+
+
+@dataclass(frozen=True)
+class TokenAccountState:
+    mint: Pubkey
+    owner: Pubkey
+    amount: int
+
+
+def read_token_account(data: bytes) -> TokenAccountState:
+    if len(data) < 72:
+        raise ValueError("not a token account")
+    return TokenAccountState(
+        mint=Pubkey.from_bytes(data[:32]),
+        owner=Pubkey.from_bytes(data[32:64]),
+        amount=int.from_bytes(data[64:72], "little"),
+    )
+
+
+ASSET_V1_KEY = 1
+
+
+def asset_data(owner: Pubkey, update_authority: Pubkey, name: str, uri: str) -> bytes:
+    """An mpl-core AssetV1 account: key, owner, update authority (address), name, uri, seq."""
+    return (
+        bytes([ASSET_V1_KEY])
+        + bytes(owner)
+        + bytes([1])
+        + bytes(update_authority)
+        + _lp_string(name)
+        + _lp_string(uri)
+        + bytes([0])
+    )
+
+
+def asset_owner(data: bytes) -> Pubkey:
+    if len(data) < 33 or data[0] != ASSET_V1_KEY:
+        raise ValueError("not an mpl-core asset")
+    return Pubkey.from_bytes(data[1:33])

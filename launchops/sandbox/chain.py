@@ -1,0 +1,305 @@
+"""The sandbox's chain: LiteSVM behind the timing a real cluster has.
+
+LiteSVM executes transactions at once and keeps only its latest blockhash. This module
+adds what a cluster does around that: slots that advance on a clock, a blockhash valid
+for 150 blocks, transactions that land at the next slot and are `confirmed` one slot
+later and `finalized` 32 slots later, and dropped or delayed transactions on demand.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from solders.account import Account
+from solders.hash import Hash
+from solders.litesvm import LiteSVM
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.transaction import VersionedTransaction
+from solders.transaction_metadata import FailedTransactionMetadata
+
+BLOCKHASH_VALIDITY = 150
+FINALIZED_DEPTH = 32
+MEMO_V1 = Pubkey.from_string("Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo")
+MEMO = Pubkey.from_string("MemoSq4gqABAXKb96qzC7pqaMYpTSYz7yeWnV8ekRNf")
+GENESIS_HASH = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"  # mainnet-beta's
+EPOCH_SLOTS = 432_000
+
+
+class RpcError(Exception):
+    """An error a JSON-RPC node answers with: code, message and optional data."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+@dataclass
+class Landed:
+    """A transaction the chain executed, successfully or not."""
+
+    slot: int
+    err: Any  # the node's JSON form of a TransactionError, None when it succeeded
+    raw: bytes
+    fee: int
+    logs: list[str]
+    units: int
+    block_time: int
+
+
+@dataclass
+class ChainFaults:
+    drop_rate: float = 0.0  # fraction of sent transactions accepted and never landed
+    delay_slots: int = 0  # extra slots before a sent transaction lands
+
+
+@dataclass
+class _Pending:
+    tx: VersionedTransaction
+    raw: bytes
+
+
+@dataclass
+class Chain:
+    """One cluster, driven by `advance()`; every method runs on one thread (the event loop)."""
+
+    slot_ms: int = 400
+    faults: ChainFaults = field(default_factory=ChainFaults)
+    on_landed: Callable[[VersionedTransaction, Landed], None] | None = None
+    rng: random.Random = field(default_factory=random.Random)
+
+    def __post_init__(self) -> None:
+        # We check blockhashes ourselves against a 150-block window; signatures stay checked.
+        self.svm = LiteSVM().with_blockhash_check(False)
+        memo_v1 = self.svm.get_account(MEMO_V1)
+        if memo_v1 is not None:  # the current Memo id runs v1's code (see notes/solana.md)
+            self.svm.add_program(MEMO, bytes(memo_v1.data))
+        self.slot = 0
+        self.blockhashes: OrderedDict[Hash, int] = OrderedDict()
+        self.landed: dict[Signature, Landed] = {}
+        self.pending: dict[int, list[_Pending]] = defaultdict(list)
+        self.pending_sigs: set[Signature] = set()
+        self.dropped: set[Signature] = set()
+        self.listeners: list[Callable[[int], None]] = []
+        self._new_blockhash()
+
+    # ── time ────────────────────────────────────────────────────────────────
+
+    @property
+    def block_height(self) -> int:
+        return self.slot  # no skipped slots here
+
+    def advance(self, slots: int = 1) -> None:
+        """Move the chain forward: a new blockhash per slot; queued transactions land."""
+        for _ in range(slots):
+            self.slot += 1
+            self.svm.warp_to_slot(self.slot)
+            self._new_blockhash()
+            for item in self.pending.pop(self.slot, []):
+                self.pending_sigs.discard(item.tx.signatures[0])
+                self._land(item)
+        for listener in list(self.listeners):
+            listener(self.slot)
+
+    def _new_blockhash(self) -> None:
+        self.svm.expire_blockhash()
+        self.blockhashes[self.svm.latest_blockhash()] = self.block_height + BLOCKHASH_VALIDITY
+        while len(self.blockhashes) > 2 * BLOCKHASH_VALIDITY:
+            self.blockhashes.popitem(last=False)
+
+    def latest_blockhash(self) -> tuple[Hash, int]:
+        blockhash = next(reversed(self.blockhashes))
+        return blockhash, self.blockhashes[blockhash]
+
+    def blockhash_valid(self, blockhash: Hash) -> bool:
+        last_valid = self.blockhashes.get(blockhash)
+        return last_valid is not None and self.block_height <= last_valid
+
+    def restore_time(self, slot: int, blockhashes: list[tuple[str, int]]) -> None:
+        """Continue at `slot` with the blockhash window a previous run left."""
+        self.slot = slot
+        self.svm.warp_to_slot(slot)
+        self.blockhashes = OrderedDict((Hash.from_string(h), v) for h, v in blockhashes)
+        self._new_blockhash()
+
+    # ── transactions ────────────────────────────────────────────────────────
+
+    def send(self, raw: bytes, *, skip_preflight: bool = False) -> Signature:
+        """Accept a signed transaction as sendTransaction does; it lands at the next slot."""
+        try:
+            tx = VersionedTransaction.from_bytes(raw)
+        except Exception as exc:  # solders raises several types for junk bytes
+            raise RpcError(-32602, f"invalid transaction: failed to deserialize: {exc}") from None
+        if not tx.signatures or not all(tx.verify_with_results()):
+            raise RpcError(-32003, "Transaction signature verification failure")
+        signature = tx.signatures[0]
+        if signature in self.landed or signature in self.pending_sigs:
+            if skip_preflight or signature in self.pending_sigs:
+                return signature
+            raise _preflight_failure("AlreadyProcessed")
+        if not skip_preflight:
+            if not self.blockhash_valid(tx.message.recent_blockhash):
+                raise _preflight_failure("BlockhashNotFound")
+            result = self.svm.simulate_transaction(tx)
+            if isinstance(result, FailedTransactionMetadata):
+                logs, units = _meta(result.meta())
+                raise _preflight_failure(_err_json(result), logs, units)
+        if signature in self.dropped or self.rng.random() < self.faults.drop_rate:
+            self.dropped.add(signature)  # accepted, and never lands, like a dropped packet
+            return signature
+        lands_at = self.slot + 1 + max(0, self.faults.delay_slots)
+        self.pending[lands_at].append(_Pending(tx, raw))
+        self.pending_sigs.add(signature)
+        return signature
+
+    def _land(self, item: _Pending) -> None:
+        tx = item.tx
+        if not self.blockhash_valid(tx.message.recent_blockhash):
+            return  # expired while queued: a real leader would drop it too
+        result = self.svm.send_transaction(tx)
+        failed = isinstance(result, FailedTransactionMetadata)
+        logs, units = _meta(result.meta() if failed else result)
+        err = _err_json(result) if failed else None
+        if err == "AlreadyProcessed":
+            return
+        landed = Landed(
+            slot=self.slot,
+            err=err,
+            raw=item.raw,
+            fee=5000 * len(tx.signatures),
+            logs=logs,
+            units=units,
+            block_time=int(time.time()),
+        )
+        self.landed[tx.signatures[0]] = landed
+        if self.on_landed is not None:
+            self.on_landed(tx, landed)
+
+    def simulate(self, raw: bytes) -> dict[str, Any]:
+        tx = VersionedTransaction.from_bytes(raw)
+        result = self.svm.simulate_transaction(tx)
+        failed = isinstance(result, FailedTransactionMetadata)
+        logs, units = _meta(result.meta())
+        err = _err_json(result) if failed else None
+        if not failed and not self.blockhash_valid(tx.message.recent_blockhash):
+            err = "BlockhashNotFound"
+        return {
+            "err": err,
+            "logs": logs,
+            "accounts": None,
+            "unitsConsumed": units,
+            "returnData": None,
+            "innerInstructions": None,
+            "replacementBlockhash": None,
+        }
+
+    def status(self, signature: Signature) -> dict[str, Any] | None:
+        landed = self.landed.get(signature)
+        if landed is None:
+            return None
+        depth = self.slot - landed.slot
+        if depth >= FINALIZED_DEPTH:
+            level, confirmations = "finalized", None
+        elif depth >= 1:
+            level, confirmations = "confirmed", depth
+        else:
+            level, confirmations = "processed", 0
+        return {
+            "slot": landed.slot,
+            "confirmations": confirmations,
+            "err": landed.err,
+            "status": {"Ok": None} if landed.err is None else {"Err": landed.err},
+            "confirmationStatus": level,
+        }
+
+    def waiting(self) -> bool:
+        """Whether anything needs a slot to happen (a queued or not yet final transaction)."""
+        if self.pending:
+            return True
+        return any(self.slot - t.slot < FINALIZED_DEPTH for t in self._recent())
+
+    def _recent(self) -> list[Landed]:
+        return [t for t in list(self.landed.values())[-64:]]
+
+    # ── accounts ────────────────────────────────────────────────────────────
+
+    def account(self, key: Pubkey) -> Account | None:
+        account = self.svm.get_account(key)
+        if account is None or (account.lamports == 0 and not account.data):
+            return None
+        return account
+
+    def set_account(self, key: Pubkey, account: Account) -> None:
+        self.svm.set_account(key, account)
+
+    def airdrop(self, key: Pubkey, lamports: int) -> Signature:
+        result = self.svm.airdrop(key, lamports)
+        if isinstance(result, FailedTransactionMetadata):
+            raise RpcError(-32603, f"airdrop failed: {_err_json(result)}")
+        signature = result.signature()
+        self.landed[signature] = Landed(self.slot, None, b"", 5000, [], 150, int(time.time()))
+        return signature
+
+    def rent_exempt(self, size: int) -> int:
+        return self.svm.minimum_balance_for_rent_exemption(size)
+
+
+def _meta(meta: Any) -> tuple[list[str], int]:
+    """Logs and compute units of a TransactionMetadata (accessors are methods in solders)."""
+    return list(meta.logs()), int(meta.compute_units_consumed())
+
+
+def _err_json(result: FailedTransactionMetadata) -> Any:
+    return json.loads(result.to_json())["err"]
+
+
+_ERROR_TEXT = {
+    "AccountNotFound": "Attempt to debit an account but found no record of a prior credit.",
+    "BlockhashNotFound": "Blockhash not found",
+    "AlreadyProcessed": "This transaction has already been processed",
+    "InsufficientFundsForFee": "Insufficient funds for fee",
+    "SignatureFailure": "Transaction did not pass signature verification",
+    "ProgramAccountNotFound": "Attempt to load a program that does not exist",
+    "InvalidProgramForExecution": "Attempt to load a program that does not exist",
+}
+
+
+def error_text(err: Any) -> str:
+    """The node's Display text of a TransactionError given in its JSON form."""
+    if isinstance(err, str):
+        return _ERROR_TEXT.get(err, err)
+    if isinstance(err, dict) and "InstructionError" in err:
+        index, inner = err["InstructionError"]
+        if isinstance(inner, dict) and "Custom" in inner:
+            return (
+                f"Error processing Instruction {index}: custom program error: {inner['Custom']:#x}"
+            )
+        return f"Error processing Instruction {index}: {inner}"
+    if isinstance(err, dict) and "InsufficientFundsForRent" in err:
+        index = err["InsufficientFundsForRent"].get("account_index")
+        return f"Transaction results in an account ({index}) with insufficient funds for rent"
+    return json.dumps(err)
+
+
+def _preflight_failure(err: Any, logs: list[str] | None = None, units: int = 0) -> RpcError:
+    return RpcError(
+        -32002,
+        f"Transaction simulation failed: {error_text(err)}",
+        {
+            "accounts": None,
+            "err": err,
+            "innerInstructions": None,
+            "logs": logs or [],
+            "replacementBlockhash": None,
+            "returnData": None,
+            "unitsConsumed": units,
+        },
+    )

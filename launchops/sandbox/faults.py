@@ -1,0 +1,71 @@
+"""Faults the sandbox injects on demand, and the counters it keeps of what it served."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Faults(BaseModel):
+    """Settable at start (`--fault name=value`) and while running (PUT /_sandbox/faults)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    drop_rate: float = Field(0.0, ge=0, le=1, description="fraction of sent transactions dropped")
+    delay_slots: int = Field(0, ge=0, le=1000, description="extra slots before landing")
+    rpc_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of RPC calls refused")
+    api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")
+    error_status: Literal[429, 503, "mixed"] = "mixed"
+    latency_ms: int = Field(0, ge=0, le=60_000, description="added to every answer")
+    fail_next: dict[str, int] = Field(
+        default_factory=dict,
+        description="answer the next N calls of an endpoint or RPC method with 500, "
+        "e.g. {'POST /v1/launches/register': 2, 'sendTransaction': 1}",
+    )
+
+
+class FaultInjector:
+    def __init__(self, faults: Faults | None = None, seed: int | None = None) -> None:
+        self.faults = faults or Faults()
+        self.rng = random.Random(seed)
+
+    def refusal(self, name: str, rate: float) -> int | None:
+        """The status to refuse this call with, or None to serve it."""
+        remaining = self.faults.fail_next.get(name, 0)
+        if remaining > 0:
+            left = dict(self.faults.fail_next)
+            left[name] = remaining - 1
+            self.faults.fail_next = {k: v for k, v in left.items() if v > 0}
+            return 500
+        if rate > 0 and self.rng.random() < rate:
+            status = self.faults.error_status
+            if status == "mixed":
+                return self.rng.choice((429, 503))
+            return int(status)
+        return None
+
+
+class Stats:
+    """Calls served per RPC method and per API endpoint, and what faults did."""
+
+    def __init__(self) -> None:
+        self.rpc: Counter[str] = Counter()
+        self.api: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter()
+
+    def reset(self) -> None:
+        self.rpc.clear()
+        self.api.clear()
+        self.refused.clear()
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "rpc": dict(self.rpc),
+            "api": dict(self.api),
+            "refused": dict(self.refused),
+            "rpcTotal": sum(self.rpc.values()),
+            "apiTotal": sum(self.api.values()),
+        }

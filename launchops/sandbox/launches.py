@@ -1,0 +1,307 @@
+"""Launches in the sandbox: create builds real, partly signed transactions; register reads
+the state they made back from the chain and checks it against the launch.
+
+What the transactions make (all real SPL Token-2022 state): the mint with the launch's
+decimals, on-chain metadata (name, symbol, image), the genesis account (owned by the
+Genesis program id), one token account per bucket holding that bucket's supply, and, for
+a finalized launch, a mint whose authority is revoked. The first transaction carries the
+sandbox's signatures (new mint, genesis account); later ones need only the creator's.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from solders.keypair import Keypair
+from solders.message import MessageV0, to_bytes_versioned
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.system_program import CreateAccountParams, create_account
+from solders.transaction import VersionedTransaction
+from spl.token.instructions import (
+    AuthorityType,
+    create_idempotent_associated_token_account,
+    initialize_mint2,
+    mint_to_checked,
+    set_authority,
+)
+from spl.token.models import InitializeMint2Params, MintToCheckedParams, SetAuthorityParams
+
+from launchops.api import programs as p
+from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
+from launchops.api.fields import base_units, iso_utc
+from launchops.api.models import LaunchConfig
+from launchops.sandbox.chain import Chain
+
+BUCKETS_PER_TX = 4
+
+
+class LaunchRejected(Exception):
+    """A 400 of create or register: `error` for the envelope, `details` for its list."""
+
+    def __init__(self, error: str, details: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.details = details or []
+
+
+@dataclass(frozen=True)
+class Bucket:
+    name: str
+    kind: str
+    index: int
+    owner: Pubkey  # the bucket PDA
+    account: Pubkey  # its token account
+    amount: int  # base units
+
+
+def plan_buckets(config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> list[Bucket]:
+    """Each allocation and LP flow as a bucket: PDA by type and index, and its token account."""
+    counters: dict[bytes, int] = {}
+    buckets = []
+    for source in config.buckets():
+        prefix = p.BUCKET_PREFIX[source.type]
+        index = counters.get(prefix, 0)
+        counters[prefix] = index + 1
+        owner = p.bucket_pda(source.type, genesis, index)
+        buckets.append(
+            Bucket(
+                name=source.name,
+                kind=source.type,
+                index=index,
+                owner=owner,
+                account=p.token_account_address(owner, mint),
+                amount=base_units(source.supply, config.decimals),
+            )
+        )
+    return buckets
+
+
+def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
+    """The transactions of a launch, partly signed, and what the service records of it."""
+    total = config.supply * 10**config.decimals
+    creator = config.public_key
+    mint, genesis = Keypair(), Keypair()
+    buckets = plan_buckets(config, genesis.pubkey(), mint.pubkey())
+    allocated = sum(b.amount for b in buckets)
+    if config.finalize and allocated != total:
+        raise LaunchRejected(
+            "Validation failed",
+            [
+                {
+                    "path": ["launch", "allocations"],
+                    "message": f"a finalized launch must allocate its whole supply: "
+                    f"{allocated / 10**config.decimals:g} of {config.supply} tokens allocated",
+                }
+            ],
+        )
+    blockhash, last_valid = chain.latest_blockhash()
+    mint_space = p.METADATA_POINTER_MINT_SIZE
+    full_size = mint_space + p.metadata_size(config.name, config.symbol, config.image)
+    first = [
+        create_account(
+            CreateAccountParams(
+                from_pubkey=creator,
+                to_pubkey=mint.pubkey(),
+                lamports=chain.rent_exempt(full_size),
+                space=mint_space,
+                owner=p.TOKEN_2022_PROGRAM,
+            )
+        ),
+        p.metadata_pointer_initialize(mint.pubkey(), creator),
+        initialize_mint2(
+            InitializeMint2Params(
+                program_id=p.TOKEN_2022_PROGRAM,
+                mint=mint.pubkey(),
+                decimals=config.decimals,
+                mint_authority=creator,
+                freeze_authority=None,
+            )
+        ),
+        p.metadata_initialize(
+            mint.pubkey(), creator, creator, config.name, config.symbol, config.image
+        ),
+        create_account(
+            CreateAccountParams(
+                from_pubkey=creator,
+                to_pubkey=genesis.pubkey(),
+                lamports=chain.rent_exempt(p.GENESIS_ACCOUNT_SPACE),
+                space=p.GENESIS_ACCOUNT_SPACE,
+                owner=p.GENESIS_PROGRAM,
+            )
+        ),
+    ]
+    bucket_ixs = []
+    for bucket in buckets:
+        bucket_ixs.append(
+            [
+                create_idempotent_associated_token_account(
+                    creator, bucket.owner, mint.pubkey(), p.TOKEN_2022_PROGRAM
+                ),
+                mint_to_checked(
+                    MintToCheckedParams(
+                        program_id=p.TOKEN_2022_PROGRAM,
+                        mint=mint.pubkey(),
+                        dest=bucket.account,
+                        mint_authority=creator,
+                        amount=bucket.amount,
+                        decimals=config.decimals,
+                    )
+                ),
+            ]
+        )
+    groups = [bucket_ixs[i : i + BUCKETS_PER_TX] for i in range(0, len(bucket_ixs), BUCKETS_PER_TX)]
+    tails = [[ix for pair in group for ix in pair] for group in groups] or [[]]
+    if config.finalize:
+        tails[-1].append(
+            set_authority(
+                SetAuthorityParams(
+                    program_id=p.TOKEN_2022_PROGRAM,
+                    account=mint.pubkey(),
+                    authority=AuthorityType.MINT_TOKENS,
+                    current_authority=creator,
+                    new_authority=None,
+                )
+            )
+        )
+    messages = [MessageV0.try_compile(creator, first, [], blockhash)]
+    messages += [MessageV0.try_compile(creator, ixs, [], blockhash) for ixs in tails if ixs]
+    transactions = [bytes(partly_signed(messages[0], [mint, genesis]))]
+    transactions += [bytes(partly_signed(m, [])) for m in messages[1:]]
+    return {
+        "transactions": transactions,
+        "blockhash": str(blockhash),
+        "last_valid_block_height": last_valid,
+        "mint": str(mint.pubkey()),
+        "genesis": str(genesis.pubkey()),
+    }
+
+
+def partly_signed(message: MessageV0, keypairs: list[Keypair]) -> VersionedTransaction:
+    """Signed by `keypairs`; every other required signature left empty for the caller."""
+    data = to_bytes_versioned(message)
+    ours = {k.pubkey(): k for k in keypairs}
+    signers = message.account_keys[: message.header.num_required_signatures]
+    signatures = [ours[k].sign_message(data) if k in ours else Signature.default() for k in signers]
+    return VersionedTransaction.populate(message, signatures)
+
+
+def verify_on_chain(chain: Chain, config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> None:
+    """The spec's four register checks, read from the chain; raises with every mismatch."""
+    account = chain.account(genesis)
+    if account is None or account.owner != p.GENESIS_PROGRAM:
+        raise LaunchRejected("Genesis account not found on-chain")
+    problems: list[dict[str, Any]] = []
+
+    def mismatch(path: str, message: str) -> None:
+        problems.append({"path": path.split("."), "message": message})
+
+    mint_account = chain.account(mint)
+    if mint_account is None or mint_account.owner != p.TOKEN_2022_PROGRAM:
+        raise LaunchRejected(
+            "On-chain state does not match the launch",
+            [{"path": ["mint"], "message": "mint account not found"}],
+        )
+    state = p.read_mint(bytes(mint_account.data))
+    total = config.supply * 10**config.decimals
+    if state.decimals != config.decimals:
+        mismatch(
+            "launch.decimals", f"mint has {state.decimals} decimals, launch says {config.decimals}"
+        )
+    if state.supply != total:
+        mismatch("launch.supply", f"mint supply is {state.supply} base units, expected {total}")
+    if config.finalize and state.mint_authority is not None:
+        mismatch("mint.mintAuthority", "a finalized launch's mint authority must be revoked")
+    if state.freeze_authority is not None:
+        mismatch("mint.freezeAuthority", "the mint must have no freeze authority")
+    for field, want in (("name", config.name), ("symbol", config.symbol), ("uri", config.image)):
+        got = getattr(state, field)
+        if got != want:
+            mismatch(
+                f"launch.{'image' if field == 'uri' else field}",
+                f"on-chain metadata {field} is {got!r}, expected {want!r}",
+            )
+    for bucket in plan_buckets(config, genesis, mint):
+        found = chain.account(bucket.account)
+        where = f"allocations.{bucket.name}"
+        if found is None:
+            mismatch(where, f"bucket account {bucket.account} not found")
+            continue
+        token = p.read_token_account(bytes(found.data))
+        if token.mint != mint or token.owner != bucket.owner:
+            mismatch(where, "bucket account belongs to another mint or owner")
+        elif token.amount != bucket.amount:
+            mismatch(where, f"bucket holds {token.amount} base units, expected {bucket.amount}")
+    if problems:
+        raise LaunchRejected("On-chain state does not match the launch", problems)
+
+
+def listing(
+    config: LaunchConfig, genesis: str, launch_page: str, registered_at: datetime
+) -> dict[str, Any]:
+    """The launch as GET /tokens/{mint} shows it (status is computed when read)."""
+    start, end = _window(config)
+    return {
+        "launchPage": launch_page,
+        "mechanic": "launchpoolV2" if config.type == "launchpool" else "presaleV2",
+        "genesisAddress": genesis,
+        "spotlight": False,
+        "startTime": iso_utc(start) if start else None,
+        "endTime": iso_utc(end) if end else None,
+        "status": "upcoming",
+        "heroUrl": None,
+        "graduatedAt": None,
+        "lastActivityAt": iso_utc(registered_at),
+        "type": config.type,
+    }
+
+
+def status_now(launch: dict[str, Any], now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    start = launch.get("startTime")
+    end = launch.get("endTime")
+    if start and now < datetime.fromisoformat(start.replace("Z", "+00:00")):
+        return "upcoming"
+    if end and now >= datetime.fromisoformat(end.replace("Z", "+00:00")):
+        return "ended"
+    return "live"
+
+
+def _window(config: LaunchConfig) -> tuple[datetime | None, datetime | None]:
+    for allocation in config.allocations:
+        if isinstance(allocation, LaunchpoolAllocation):
+            settings: Any = allocation.launchpool_v2
+        elif isinstance(allocation, PresaleAllocation):
+            settings = allocation.presale_v2
+        else:
+            continue
+        start = settings.deposit_start_condition
+        end = settings.deposit_end_condition
+        return (
+            start.timestamp if isinstance(start, TimeAbsolute) else None,
+            end.timestamp if isinstance(end, TimeAbsolute) else None,
+        )
+    return None, None
+
+
+def socials(config: LaunchConfig) -> dict[str, str]:
+    links = config.external_links
+    if links is None:
+        return {}
+    found = {}
+    if links.twitter:
+        found["x"] = _handle_url(links.twitter, "https://x.com/")
+    if links.telegram:
+        found["telegram"] = _handle_url(links.telegram, "https://t.me/")
+    return found
+
+
+def _handle_url(value: str, base: str) -> str:
+    return value if value.startswith(("http://", "https://")) else base + value.lstrip("@")
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:16]}"

@@ -1,0 +1,225 @@
+"""The sandbox's agent registry: the index behind GET /agents, hosted cards, and the fund
+and withdraw transaction builders. Each agent's mpl-core asset account is on the chain."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from solders.account import Account
+from solders.keypair import Keypair
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.system_program import TransferParams, transfer
+from solders.transaction import VersionedTransaction
+
+from launchops.api import programs as p
+from launchops.api.fields import Network, iso_utc, lamports
+from launchops.api.models import AgentsQuery, FundRequest, WithdrawRequest
+from launchops.sandbox.chain import Chain
+from launchops.sandbox.store import SandboxStore
+
+EIP8004_TYPE = "https://eips.ethereum.org/EIPS/eip-8004#registration-v1"
+_WORDS = [
+    "Atlas",
+    "Beacon",
+    "Cipher",
+    "Delta",
+    "Echo",
+    "Forge",
+    "Grove",
+    "Harbor",
+    "Ion",
+    "Juniper",
+    "Kestrel",
+    "Lumen",
+    "Meridian",
+    "Nimbus",
+    "Orbit",
+    "Pioneer",
+    "Quill",
+    "Relay",
+    "Summit",
+    "Tide",
+    "Umbra",
+    "Vector",
+    "Willow",
+    "Zenith",
+]
+_SKILLS = ("research", "trading", "support", "analytics", "translation", "scheduling", "audit")
+
+
+class Registry:
+    def __init__(self, store: SandboxStore, chain: Chain, public_url: str) -> None:
+        self.store = store
+        self.chain = chain
+        self.public_url = public_url
+
+    def agent(self, address: str, network: str) -> dict[str, Any] | None:
+        record = self.store.get("agent", address)
+        return record if record and record["network"] == network else None
+
+    def list(self, query: AgentsQuery) -> dict[str, Any]:
+        agents = [a for a in self.store.all("agent") if a["network"] == query.network]
+        if query.query:
+            needle = query.query.lower()
+            agents = [a for a in agents if needle in a["name"].lower()]
+        if query.active_only:
+            agents = [a for a in agents if a["isActive"]]
+        if query.has_agent_token:
+            agents = [a for a in agents if a["agentToken"]]
+        if query.has_services:
+            agents = [a for a in agents if (a.get("metadata") or {}).get("services")]
+        if query.spotlight:
+            agents = [a for a in agents if a["spotlightedAt"]]
+        agents.sort(
+            key=lambda a: (a["createdAt"], a["mintAddress"]), reverse=query.sort == "latest"
+        )
+        total = len(agents)
+        start = (query.page - 1) * query.page_size
+        return {
+            "agents": agents[start : start + query.page_size],
+            "total": total,
+            "page": query.page,
+            "pageSize": query.page_size,
+            "totalPages": -(-total // query.page_size),
+        }
+
+    @staticmethod
+    def card_etag(card: dict[str, Any]) -> str:
+        digest = hashlib.sha256(json.dumps(card, sort_keys=True).encode()).hexdigest()[:16]
+        return f'"{digest}"'
+
+    # ── fund and withdraw ───────────────────────────────────────────────────
+
+    def build_fund(self, asset: Pubkey, body: FundRequest) -> tuple[bytes, str, int]:
+        ixs = [
+            transfer(
+                TransferParams(
+                    from_pubkey=body.sender,
+                    to_pubkey=p.agent_wallet(asset),
+                    lamports=lamports(body.amount),
+                )
+            ),
+            p.memo(body.memo, body.sender),
+        ]
+        return self._unsigned(body.sender, ixs)
+
+    def build_withdraw(self, asset: Pubkey, body: WithdrawRequest) -> tuple[bytes, str, int]:
+        inner = transfer(
+            TransferParams(
+                from_pubkey=p.agent_wallet(asset),
+                to_pubkey=body.sender,
+                lamports=lamports(body.amount),
+            )
+        )
+        return self._unsigned(
+            body.sender, [p.execute(asset, body.sender, body.sender, inner, None)]
+        )
+
+    def asset_owner(self, asset: Pubkey) -> Pubkey | None:
+        account = self.chain.account(asset)
+        if account is None or account.owner != p.MPL_CORE_PROGRAM:
+            return None
+        return p.asset_owner(bytes(account.data))
+
+    def _unsigned(self, payer: Pubkey, ixs: list[Any]) -> tuple[bytes, str, int]:
+        blockhash, last_valid = self.chain.latest_blockhash()
+        message = MessageV0.try_compile(payer, ixs, [], blockhash)
+        empty = [Signature.default()] * message.header.num_required_signatures
+        return bytes(VersionedTransaction.populate(message, empty)), str(blockhash), last_valid
+
+    # ── seeding ─────────────────────────────────────────────────────────────
+
+    def seed(
+        self,
+        count: int,
+        *,
+        network: str = Network.MAINNET,
+        owner: Pubkey | None = None,
+        rng: random.Random | None = None,
+    ) -> list[dict[str, Any]]:
+        """Add `count` realistic agents, their assets written on the chain."""
+        rng = rng or random.Random()
+        made = []
+        now = datetime.now(UTC)
+        for _ in range(count):
+            made.append(
+                self.add_agent(self._fake_agent(rng, network, now), owner or Keypair().pubkey())
+            )
+        return made
+
+    def add_agent(self, record: dict[str, Any], owner: Pubkey) -> dict[str, Any]:
+        asset = Pubkey.from_string(record["mintAddress"])
+        data = p.asset_data(owner, owner, record["name"], record["agentMetadataUri"] or "")
+        account = Account(self.chain.rent_exempt(len(data)), data, p.MPL_CORE_PROGRAM, False)
+        self.chain.set_account(asset, account)
+        self.store.save_account(asset, account)
+        record["authority"] = str(owner)
+        self.store.put("agent", record["mintAddress"], record)
+        return record
+
+    def _fake_agent(self, rng: random.Random, network: str, now: datetime) -> dict[str, Any]:
+        asset = Keypair().pubkey()
+        name = f"{rng.choice(_WORDS)} {rng.choice(_WORDS)} {rng.randint(1, 999)}"
+        active = rng.random() < 0.7
+        skills = rng.sample(_SKILLS, k=rng.randint(1, 3))
+        card_url = f"{self.public_url}/v1/agents/{asset}/agent-card.json"
+        services = []
+        if rng.random() < 0.6:
+            services = [
+                {"name": "A2A", "endpoint": card_url, "version": "0.3.0"},
+                {"name": "web", "endpoint": f"https://{name.split()[0].lower()}.example.com"},
+            ]
+        created = now - timedelta(minutes=rng.randint(1, 60 * 24 * 90))
+        description = f"{name} handles {', '.join(skills)} for its owner."
+        image = f"https://gateway.irys.xyz/{Keypair().pubkey()}"
+        card = {
+            "protocolVersion": "0.3.0",
+            "name": name,
+            "description": description,
+            "url": card_url,
+            "version": "1.0.0",
+            "capabilities": {"streaming": rng.random() < 0.3},
+            "skills": [
+                {"id": s, "name": s.title(), "description": f"{s.title()} tasks", "tags": [s]}
+                for s in skills
+            ],
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain", "application/json"],
+        }
+        spotlit = rng.random() < 0.15
+        verified = rng.random() < 0.3
+        return {
+            "mintAddress": str(asset),
+            "network": str(network),
+            "name": name,
+            "description": description,
+            "image": image,
+            "walletAddress": str(p.agent_wallet(asset)),
+            "authority": None,
+            "agentToken": str(Keypair().pubkey()) if rng.random() < 0.4 else None,
+            "agentMetadataUri": card_url,
+            "metadata": {
+                "type": EIP8004_TYPE,
+                "name": name,
+                "description": description,
+                "image": image,
+                "services": services,
+                "active": active,
+                "registrations": [{"agentId": str(asset), "agentRegistry": "solana:101:metaplex"}],
+                "supportedTrust": ["reputation"],
+            },
+            "a2aCard": card,
+            "isActive": active,
+            "registrationSignature": str(Keypair().sign_message(bytes(asset))),
+            "indexedAt": iso_utc(created + timedelta(seconds=5)),
+            "spotlightedAt": iso_utc(created + timedelta(days=1)) if spotlit else None,
+            "verifiedAt": iso_utc(created + timedelta(hours=2)) if verified else None,
+            "createdAt": iso_utc(created),
+            "updatedAt": iso_utc(created + timedelta(hours=3)),
+        }

@@ -1,0 +1,257 @@
+"""Solana JSON-RPC over the sandbox's chain, with answers and errors shaped as a node's.
+
+solders parses these answers strictly (a malformed error makes it panic), so every shape
+here follows the node's: `{context: {slot, apiVersion}, value}` where the node wraps,
+`-32002` preflight failures with a simulation result as data, `-32003` for signatures.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import Any
+
+import base58
+from solders.account import Account
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+
+from launchops.sandbox.chain import EPOCH_SLOTS, GENESIS_HASH, Chain, RpcError
+
+API_VERSION = "2.2.0"
+SOLANA_CORE = "2.2.0"
+FEATURE_SET = 3294202862
+MAX_SIGNATURES = 256
+# Methods that observe the chain's progress: at --slot-ms 0 each call is one slot.
+PROGRESS_METHODS = frozenset(
+    {"getSignatureStatuses", "getTransaction", "getBlockHeight", "getSlot", "getEpochInfo"}
+)
+
+
+class RpcMethods:
+    """One handler per supported method; `call()` dispatches and shapes errors."""
+
+    def __init__(self, chain: Chain) -> None:
+        self.chain = chain
+        self.handlers: dict[str, Callable[[list[Any]], Any]] = {
+            "getLatestBlockhash": self.get_latest_blockhash,
+            "getBlockHeight": lambda p: self.chain.block_height,
+            "getSlot": lambda p: self.chain.slot,
+            "sendTransaction": self.send_transaction,
+            "simulateTransaction": self.simulate_transaction,
+            "getSignatureStatuses": self.get_signature_statuses,
+            "getTransaction": self.get_transaction,
+            "getAccountInfo": self.get_account_info,
+            "getMultipleAccounts": self.get_multiple_accounts,
+            "getBalance": self.get_balance,
+            "getTokenAccountBalance": self.get_token_account_balance,
+            "getMinimumBalanceForRentExemption": lambda p: self.chain.rent_exempt(_int(p, 0)),
+            "isBlockhashValid": self.is_blockhash_valid,
+            "requestAirdrop": self.request_airdrop,
+            "getVersion": lambda p: {"solana-core": SOLANA_CORE, "feature-set": FEATURE_SET},
+            "getHealth": lambda p: "ok",
+            "getGenesisHash": lambda p: GENESIS_HASH,
+            "getEpochInfo": self.get_epoch_info,
+            "getFeeForMessage": lambda p: self._ctx(5000),
+            "getRecentPrioritizationFees": lambda p: [],
+        }
+
+    def call(self, method: str, params: Any) -> Any:
+        handler = self.handlers.get(method)
+        if handler is None:
+            raise RpcError(-32601, "Method not found")
+        if params is None:
+            params = []
+        if not isinstance(params, list):
+            raise RpcError(-32602, "Invalid params: expected an array")
+        try:
+            return handler(params)
+        except RpcError:
+            raise
+        except (ValueError, TypeError, IndexError, KeyError) as exc:
+            raise RpcError(-32602, f"Invalid params: {exc}") from None
+        except Exception as exc:  # a node answers -32603, it does not drop the connection
+            raise RpcError(-32603, f"Internal error: {type(exc).__name__}") from None
+
+    def _ctx(self, value: Any) -> dict[str, Any]:
+        return {"context": {"slot": self.chain.slot, "apiVersion": API_VERSION}, "value": value}
+
+    # ── blockhashes and transactions ────────────────────────────────────────
+
+    def get_latest_blockhash(self, params: list[Any]) -> Any:
+        blockhash, last_valid = self.chain.latest_blockhash()
+        return self._ctx({"blockhash": str(blockhash), "lastValidBlockHeight": last_valid})
+
+    def is_blockhash_valid(self, params: list[Any]) -> Any:
+        return self._ctx(self.chain.blockhash_valid(Hash.from_string(_str(params, 0))))
+
+    def send_transaction(self, params: list[Any]) -> str:
+        config = _config(params)
+        raw = _decode_tx(_str(params, 0), config.get("encoding", "base58"))
+        skip = bool(config.get("skipPreflight", False))
+        return str(self.chain.send(raw, skip_preflight=skip))
+
+    def simulate_transaction(self, params: list[Any]) -> Any:
+        config = _config(params)
+        raw = _decode_tx(_str(params, 0), config.get("encoding", "base58"))
+        return self._ctx(self.chain.simulate(raw))
+
+    def get_signature_statuses(self, params: list[Any]) -> Any:
+        signatures = params[0] if params else None
+        if not isinstance(signatures, list):
+            raise RpcError(-32602, "Invalid params: expected an array of signatures")
+        if len(signatures) > MAX_SIGNATURES:
+            raise RpcError(-32602, f"Too many inputs provided; max {MAX_SIGNATURES}")
+        return self._ctx([self.chain.status(_signature(s)) for s in signatures])
+
+    def get_transaction(self, params: list[Any]) -> Any:
+        landed = self.chain.landed.get(_signature(_str(params, 0)))
+        if landed is None or not landed.raw:
+            return None
+        encoding = _config(params).get("encoding", "json")
+        tx: Any = [base64.b64encode(landed.raw).decode(), "base64"]
+        if encoding == "base58":
+            tx = [base58.b58encode(landed.raw).decode(), "base58"]
+        return {
+            "slot": landed.slot,
+            "blockTime": landed.block_time,
+            "version": 0,
+            "transaction": tx,
+            "meta": {
+                "err": landed.err,
+                "status": {"Ok": None} if landed.err is None else {"Err": landed.err},
+                "fee": landed.fee,
+                "preBalances": [],
+                "postBalances": [],
+                "innerInstructions": [],
+                "logMessages": landed.logs,
+                "preTokenBalances": [],
+                "postTokenBalances": [],
+                "rewards": [],
+                "loadedAddresses": {"writable": [], "readonly": []},
+                "computeUnitsConsumed": landed.units,
+            },
+        }
+
+    def request_airdrop(self, params: list[Any]) -> str:
+        return str(self.chain.airdrop(_pubkey(_str(params, 0)), _int(params, 1)))
+
+    # ── accounts ────────────────────────────────────────────────────────────
+
+    def get_account_info(self, params: list[Any]) -> Any:
+        encoding = _config(params).get("encoding", "base64")
+        return self._ctx(_account_json(self.chain.account(_pubkey(_str(params, 0))), encoding))
+
+    def get_multiple_accounts(self, params: list[Any]) -> Any:
+        keys = params[0] if params else None
+        if not isinstance(keys, list) or len(keys) > 100:
+            raise RpcError(-32602, "Invalid params: expected an array of at most 100 keys")
+        encoding = _config(params).get("encoding", "base64")
+        return self._ctx([_account_json(self.chain.account(_pubkey(k)), encoding) for k in keys])
+
+    def get_balance(self, params: list[Any]) -> Any:
+        account = self.chain.account(_pubkey(_str(params, 0)))
+        return self._ctx(account.lamports if account else 0)
+
+    def get_token_account_balance(self, params: list[Any]) -> Any:
+        account = self.chain.account(_pubkey(_str(params, 0)))
+        if account is None or len(account.data) < 72:
+            raise RpcError(-32602, "Invalid param: not a Token account")
+        mint = self.chain.account(Pubkey.from_bytes(bytes(account.data[:32])))
+        decimals = mint.data[44] if mint and len(mint.data) > 44 else 0
+        amount = int.from_bytes(bytes(account.data[64:72]), "little")
+        ui = amount / 10**decimals
+        return self._ctx(
+            {
+                "amount": str(amount),
+                "decimals": decimals,
+                "uiAmount": ui,
+                "uiAmountString": _ui_string(amount, decimals),
+            }
+        )
+
+    def get_epoch_info(self, params: list[Any]) -> Any:
+        slot = self.chain.slot
+        return {
+            "absoluteSlot": slot,
+            "blockHeight": self.chain.block_height,
+            "epoch": slot // EPOCH_SLOTS,
+            "slotIndex": slot % EPOCH_SLOTS,
+            "slotsInEpoch": EPOCH_SLOTS,
+            "transactionCount": len(self.chain.landed),
+        }
+
+
+def _account_json(account: Account | None, encoding: str) -> dict[str, Any] | None:
+    if account is None:
+        return None
+    data = bytes(account.data)
+    if encoding == "base58":
+        encoded: Any = [base58.b58encode(data).decode(), "base58"]
+    elif encoding in ("base64", "jsonParsed"):
+        encoded = [base64.b64encode(data).decode(), "base64"]
+    else:
+        raise RpcError(-32602, f"Invalid params: unsupported encoding {encoding}")
+    return {
+        "data": encoded,
+        "executable": account.executable,
+        "lamports": account.lamports,
+        "owner": str(account.owner),
+        "rentEpoch": 18446744073709551615,
+        "space": len(data),
+    }
+
+
+def _ui_string(amount: int, decimals: int) -> str:
+    if decimals == 0:
+        return str(amount)
+    whole, frac = divmod(amount, 10**decimals)
+    frac_text = f"{frac:0{decimals}d}".rstrip("0")
+    return f"{whole}.{frac_text}" if frac_text else str(whole)
+
+
+def _decode_tx(text: str, encoding: str) -> bytes:
+    try:
+        if encoding == "base64":
+            return base64.b64decode(text, validate=True)
+        if encoding == "base58":
+            return base58.b58decode(text)
+    except ValueError:
+        raise RpcError(-32602, f"invalid transaction: failed to decode {encoding} string") from None
+    raise RpcError(-32602, f"Invalid params: unsupported encoding {encoding}")
+
+
+def _config(params: list[Any]) -> dict[str, Any]:
+    last = params[-1] if params else None
+    return last if isinstance(last, dict) else {}
+
+
+def _str(params: list[Any], index: int) -> str:
+    if len(params) <= index or not isinstance(params[index], str):
+        raise RpcError(-32602, f"Invalid params: parameter {index} must be a string")
+    return params[index]
+
+
+def _int(params: list[Any], index: int) -> int:
+    if (
+        len(params) <= index
+        or isinstance(params[index], bool)
+        or not isinstance(params[index], int)
+    ):
+        raise RpcError(-32602, f"Invalid params: parameter {index} must be an integer")
+    return params[index]
+
+
+def _pubkey(text: Any) -> Pubkey:
+    try:
+        return Pubkey.from_string(text)
+    except (ValueError, TypeError):
+        raise RpcError(-32602, f"Invalid param: {text!r} is not a valid public key") from None
+
+
+def _signature(text: Any) -> Signature:
+    try:
+        return Signature.from_string(text)
+    except (ValueError, TypeError):
+        raise RpcError(-32602, f"Invalid param: {text!r} is not a valid signature") from None

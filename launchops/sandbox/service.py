@@ -1,0 +1,203 @@
+"""The sandbox's service: chain, store, registry, faults and stats behind one object that
+the HTTP layer (`app.py`) only translates to and from the wire."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from solders.pubkey import Pubkey
+
+from launchops.api.models import CreateLaunchRequest, LaunchConfig, RegisterLaunchRequest
+from launchops.sandbox import launches
+from launchops.sandbox.chain import Chain
+from launchops.sandbox.faults import FaultInjector, Faults, Stats
+from launchops.sandbox.launches import LaunchRejected
+from launchops.sandbox.registry import Registry
+from launchops.sandbox.rpc import PROGRESS_METHODS, RpcMethods
+from launchops.sandbox.store import SandboxStore
+
+
+class SandboxService:
+    def __init__(
+        self,
+        *,
+        slot_ms: int = 400,
+        data_dir: Path | None = None,
+        faults: Faults | None = None,
+        public_url: str = "http://127.0.0.1:8899",
+        seed: int | None = None,
+    ) -> None:
+        self.slot_ms = slot_ms
+        self.public_url = public_url
+        self.injector = FaultInjector(faults, seed)
+        self.stats = Stats()
+        self.store = SandboxStore(data_dir)
+        self.chain = Chain(slot_ms=slot_ms, faults=self.injector.faults)
+        if seed is not None:
+            self.chain.rng.seed(seed)
+        self.store.attach(self.chain)
+        self.registry = Registry(self.store, self.chain, public_url)
+        self.rpc = RpcMethods(self.chain)
+        self._clock: asyncio.Task[None] | None = None
+
+    @property
+    def faults(self) -> Faults:
+        return self.injector.faults
+
+    def set_faults(self, faults: Faults) -> None:
+        self.injector.faults = faults
+        self.chain.faults = faults
+
+    # ── time ────────────────────────────────────────────────────────────────
+
+    def start_clock(self) -> None:
+        if self.slot_ms > 0 and self._clock is None:
+            self._clock = asyncio.get_running_loop().create_task(self._tick())
+
+    async def stop_clock(self) -> None:
+        if self._clock is not None:
+            self._clock.cancel()
+            await asyncio.gather(self._clock, return_exceptions=True)
+            self._clock = None
+        self.store.save_time(self.chain)
+
+    async def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_at = loop.time()
+        while True:
+            next_at += self.slot_ms / 1000
+            await asyncio.sleep(max(0.0, next_at - loop.time()))
+            self.chain.advance()
+
+    def rpc_call(self, method: str, params: Any) -> Any:
+        self.stats.rpc[method] += 1
+        if self.slot_ms == 0 and method in PROGRESS_METHODS:
+            self.chain.advance()  # at --slot-ms 0, a call that watches the chain moves it
+        result = self.rpc.call(method, params)
+        if method == "requestAirdrop":
+            key = Pubkey.from_string(params[0])
+            self.store.save_account(key, self.chain.svm.get_account(key))
+        return result
+
+    # ── launches ────────────────────────────────────────────────────────────
+
+    def create_launch(self, body: CreateLaunchRequest) -> dict[str, Any]:
+        config = body.launch
+        built = launches.build_create(self.chain, config)
+        self.store.put(
+            "create",
+            built["genesis"],
+            {
+                "genesis": built["genesis"],
+                "mint": built["mint"],
+                "creator": str(body.wallet),
+                "network": str(config.network),
+                "launch": _canonical(config),
+                "createdAt": datetime.now(UTC).isoformat(),
+            },
+        )
+        return {
+            "success": True,
+            "transactions": [_b64(tx) for tx in built["transactions"]],
+            "blockhash": {
+                "blockhash": built["blockhash"],
+                "lastValidBlockHeight": built["last_valid_block_height"],
+            },
+            "mintAddress": built["mint"],
+            "genesisAccount": built["genesis"],
+        }
+
+    def register_launch(self, body: RegisterLaunchRequest) -> dict[str, Any]:
+        genesis = str(body.genesis_account)
+        created = self.store.get("create", genesis)
+        if created is None or self.chain.account(body.genesis_account) is None:
+            raise LaunchRejected("Genesis account not found on-chain")
+        if created["network"] != str(body.network):
+            raise LaunchRejected(
+                "Genesis account not found on-chain",
+                [{"path": ["network"], "message": f"the launch is on {created['network']}"}],
+            )
+        differences = _differences(created["launch"], _canonical(body.launch))
+        if differences:
+            raise LaunchRejected("Launch does not match the launch that was created", differences)
+        existing = self.store.get("registration", genesis)
+        if existing is not None:
+            return {"success": True, "existing": True, **existing["answer"]}
+        mint = Pubkey.from_string(created["mint"])
+        launches.verify_on_chain(self.chain, body.launch, body.genesis_account, mint)
+        return self._list(body.launch, genesis, created["mint"])
+
+    def _list(self, config: LaunchConfig, genesis: str, mint: str) -> dict[str, Any]:
+        key = f"{config.network}:{mint}"
+        token = self.store.get("token", key) or {
+            "id": launches.new_id("tok"),
+            "baseToken": {
+                "address": mint,
+                "name": config.name,
+                "symbol": config.symbol,
+                "image": config.image,
+                "description": config.description or "",
+            },
+            "website": config.external_links.website if config.external_links else None,
+            "socials": launches.socials(config),
+            "launches": [],
+        }
+        launch_id = launches.new_id("lch")
+        link = f"{self.public_url}/launch/{launch_id}"
+        token["launches"].append(launches.listing(config, genesis, link, datetime.now(UTC)))
+        answer = {
+            "launch": {"id": launch_id, "link": link},
+            "token": {"id": token["id"], "mintAddress": mint},
+        }
+        self.store.put("token", key, token)
+        self.store.put("registration", genesis, {"answer": answer, "mint": mint, "token": key})
+        return {"success": True, **answer}
+
+    def token(self, mint: str, network: str) -> dict[str, Any] | None:
+        token = self.store.get("token", f"{network}:{mint}")
+        if token is None:
+            return None
+        listed = [{**launch, "status": launches.status_now(launch)} for launch in token["launches"]]
+        data = {key: token[key] for key in ("baseToken", "website", "socials")}
+        return {"launches": listed, **data}
+
+    def launch_page(self, launch_id: str) -> dict[str, Any] | None:
+        for registration in self.store.all("registration"):
+            if registration["answer"]["launch"]["id"] == launch_id:
+                return self.store.get("token", registration["token"])
+        return None
+
+    def launch_counts(self) -> dict[str, int]:
+        minted = 0
+        for created in self.store.all("create"):
+            if self.chain.account(Pubkey.from_string(created["mint"])) is not None:
+                minted += 1
+        return {
+            "created": self.store.count("create"),
+            "mintsOnChain": minted,
+            "registered": self.store.count("registration"),
+            "agents": self.store.count("agent"),
+        }
+
+
+def _canonical(config: LaunchConfig) -> dict[str, Any]:
+    """The launch as the service compares it: the contract's fields, extras left out."""
+    return config.model_dump(mode="json", by_alias=True, exclude=set(config.model_extra or {}))
+
+
+def _differences(created: dict[str, Any], given: dict[str, Any]) -> list[dict[str, Any]]:
+    keys = sorted(set(created) | set(given))
+    return [
+        {"path": ["launch", key], "message": "differs from what was sent to create"}
+        for key in keys
+        if created.get(key) != given.get(key)
+    ]
+
+
+def _b64(raw: bytes) -> str:
+    import base64
+
+    return base64.b64encode(raw).decode()

@@ -1,0 +1,164 @@
+"""What the sandbox keeps: documents (agents, created and registered launches) and, with
+a data folder, the chain itself (accounts, landed transactions, slot and blockhashes).
+
+One SQLite database; in memory when no folder is given. Every write commits at once, so
+a killed sandbox restarted on the same folder loses nothing it had acknowledged.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from solders.account import Account
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.transaction import VersionedTransaction
+
+from launchops.sandbox.chain import Chain, Landed
+
+SCHEMA = """
+create table if not exists documents (
+    kind text not null, key text not null, body text not null, seq integer not null,
+    primary key (kind, key)
+);
+create table if not exists accounts (
+    pubkey text primary key, lamports integer not null, data blob not null,
+    owner text not null, executable integer not null
+);
+create table if not exists transactions (
+    signature text primary key, slot integer not null, err text, raw blob not null,
+    fee integer not null, logs text not null, units integer not null, block_time integer not null
+);
+create table if not exists chain_meta (key text primary key, value text not null);
+"""
+
+
+class SandboxStore:
+    def __init__(self, data_dir: Path | None = None) -> None:
+        self.persistent = data_dir is not None
+        if data_dir is not None:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            path = str(data_dir / "sandbox.db")
+        else:
+            path = ":memory:"
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("pragma journal_mode=wal")
+        self.db.execute("pragma synchronous=normal")
+        self.db.executescript(SCHEMA)
+        self._seq = self.db.execute("select coalesce(max(seq), 0) from documents").fetchone()[0]
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ── documents ───────────────────────────────────────────────────────────
+
+    def put(self, kind: str, key: str, body: dict[str, Any]) -> None:
+        self._seq += 1
+        self.db.execute(
+            "insert into documents (kind, key, body, seq) values (?, ?, ?, ?) "
+            "on conflict (kind, key) do update set body = excluded.body",
+            (kind, key, json.dumps(body), self._seq),
+        )
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "select body from documents where kind = ? and key = ?", (kind, key)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def all(self, kind: str) -> Iterator[dict[str, Any]]:
+        rows = self.db.execute("select body from documents where kind = ? order by seq", (kind,))
+        for (body,) in rows:
+            yield json.loads(body)
+
+    def count(self, kind: str) -> int:
+        return self.db.execute("select count(*) from documents where kind = ?", (kind,)).fetchone()[
+            0
+        ]
+
+    # ── the chain ───────────────────────────────────────────────────────────
+
+    def attach(self, chain: Chain) -> None:
+        """Restore `chain` from the folder, then keep every change it makes."""
+        if not self.persistent:
+            return
+        self._restore(chain)
+        chain.on_landed = self._keep_landed(chain)
+        chain.listeners.append(self._keep_time(chain))
+
+    def save_account(self, key: Pubkey, account: Account | None) -> None:
+        if not self.persistent or account is None:
+            return
+        self.db.execute(
+            "insert or replace into accounts values (?, ?, ?, ?, ?)",
+            (
+                str(key),
+                account.lamports,
+                bytes(account.data),
+                str(account.owner),
+                account.executable,
+            ),
+        )
+
+    def _keep_landed(self, chain: Chain) -> Any:
+        def keep(tx: VersionedTransaction, landed: Landed) -> None:
+            self.db.execute("begin")
+            for key in tx.message.account_keys:
+                self.save_account(key, chain.svm.get_account(key))
+            self.db.execute(
+                "insert or replace into transactions values (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    str(tx.signatures[0]),
+                    landed.slot,
+                    json.dumps(landed.err),
+                    landed.raw,
+                    landed.fee,
+                    json.dumps(landed.logs),
+                    landed.units,
+                    landed.block_time,
+                ),
+            )
+            self.db.execute("commit")
+
+        return keep
+
+    def _keep_time(self, chain: Chain) -> Any:
+        def keep(slot: int) -> None:
+            if slot % 10:  # the slot is cheap to lose a few of; the blockhash window is not
+                return
+            window = [(str(h), v) for h, v in chain.blockhashes.items()]
+            self.db.executemany(
+                "insert or replace into chain_meta values (?, ?)",
+                [("slot", str(slot)), ("blockhashes", json.dumps(window))],
+            )
+
+        return keep
+
+    def save_time(self, chain: Chain) -> None:
+        if self.persistent:
+            window = [(str(h), v) for h, v in chain.blockhashes.items()]
+            self.db.executemany(
+                "insert or replace into chain_meta values (?, ?)",
+                [("slot", str(chain.slot)), ("blockhashes", json.dumps(window))],
+            )
+
+    def _restore(self, chain: Chain) -> None:
+        for pubkey, lamports, data, owner, executable in self.db.execute("select * from accounts"):
+            account = Account(lamports, bytes(data), Pubkey.from_string(owner), bool(executable))
+            chain.set_account(Pubkey.from_string(pubkey), account)
+        for row in self.db.execute("select * from transactions"):
+            signature, slot, err, raw, fee, logs, units, block_time = row
+            landed = Landed(
+                slot, json.loads(err), bytes(raw), fee, json.loads(logs), units, block_time
+            )
+            chain.landed[Signature.from_string(signature)] = landed
+        meta = dict(self.db.execute("select key, value from chain_meta").fetchall())
+        if "slot" in meta:
+            last_landed = max((t.slot for t in chain.landed.values()), default=0)
+            # Slots saved every tenth slot: resume past anything that landed since.
+            slot = max(int(meta["slot"]), last_landed) + 10
+            chain.restore_time(slot, json.loads(meta["blockhashes"]))
