@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from launchops import __version__
+from launchops.sandbox import cli as sandbox_cli
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,6 +36,7 @@ agents_app = typer.Typer(help="List and search agents, read their cards.", no_ar
 tokens_app = typer.Typer(help="Look up tokens and their launches.", no_args_is_help=True)
 app.add_typer(agents_app, name="agents")
 app.add_typer(tokens_app, name="tokens")
+app.add_typer(sandbox_cli.app, name="sandbox")
 
 BaseUrl = Annotated[
     str,

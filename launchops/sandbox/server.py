@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import signal
 import socket
 import threading
@@ -108,7 +109,8 @@ class Sandbox:
             seed=self.config.seed,
         )
         if self.config.seed_agents:
-            self.service.registry.seed(self.config.seed_agents)
+            rng = random.Random(self.config.seed)
+            self.service.registry.seed(self.config.seed_agents, rng=rng)
         app = build_app(self.service)
         common: dict[str, Any] = {
             "log_level": "warning",

@@ -1,0 +1,182 @@
+"""`launchops sandbox ...`: run the local service, seed it, set its faults, read its stats.
+
+Only typer is imported at module level; FastAPI and LiteSVM load when a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+app = typer.Typer(
+    help="The local service and chain: serve, seed, faults, stats.", no_args_is_help=True
+)
+
+SandboxUrl = Annotated[
+    str,
+    typer.Option("--url", envvar="LAUNCHOPS_SANDBOX_URL", help="The running sandbox's root URL."),
+]
+DEFAULT_URL = "http://127.0.0.1:8899"
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", fg="red", err=True)
+    return typer.Exit(1)
+
+
+def _faults(settings: list[str], base: dict[str, Any] | None = None) -> Any:
+    """`name=value` pairs over `base`, validated as Faults; a clear error names the bad one."""
+    import pydantic
+
+    from launchops.sandbox.faults import Faults
+
+    values: dict[str, Any] = dict(base or {})
+    for setting in settings:
+        name, sep, raw = setting.partition("=")
+        if not sep or name not in Faults.model_fields:
+            known = ", ".join(Faults.model_fields)
+            raise _fail(f"--fault {setting!r}: expected NAME=VALUE with NAME one of {known}")
+        if name == "fail_next":
+            endpoint, _, count = raw.rpartition(":")
+            values.setdefault("fail_next", {})[endpoint] = count
+        else:
+            values[name] = raw
+    try:
+        return Faults.model_validate(values)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        raise _fail(f"--fault {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+
+def _admin(method: str, url: str, path: str, **kw: Any) -> Any:
+    import httpx
+
+    try:
+        response = httpx.request(method, url.rstrip("/") + path, timeout=30, **kw)
+    except httpx.TransportError as exc:
+        raise _fail(
+            f"cannot reach the sandbox at {url} ({exc}); start it: launchops sandbox serve"
+        ) from None
+    if response.status_code >= 400:
+        raise _fail(f"{response.status_code} {response.text[:300]}")
+    return response.json()
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="API and JSON-RPC port; PubSub is on port + 1.")] = 8899,
+    slot_ms: Annotated[
+        int,
+        typer.Option(
+            "--slot-ms", min=0, help="Slot time; 0 = one slot per call that watches the chain."
+        ),
+    ] = 400,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data", help="Folder to keep chain and registry in across restarts."),
+    ] = None,
+    seed_agents: Annotated[
+        int, typer.Option("--seed-agents", min=0, help="Agents to add at start.")
+    ] = 0,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fault",
+            help="A fault at start: drop_rate=0.3, latency_ms=200, fail_next=ENDPOINT:N ...",
+        ),
+    ] = None,
+) -> None:
+    """Serve the /v1 API, JSON-RPC and PubSub on loopback until interrupted."""
+    faults = _faults(fault or [])
+    from launchops.sandbox.server import Sandbox, SandboxConfig
+
+    try:
+        sandbox = Sandbox(SandboxConfig(host, port, slot_ms, data, faults, seed_agents))
+    except OSError as exc:
+        raise _fail(
+            f"cannot listen on {host}:{port} and {port + 1}: {exc.strerror}; pick another --port"
+        ) from None
+    typer.echo(f"launchops sandbox on {sandbox.url}")
+    typer.echo(f"  API       {sandbox.base_url}")
+    typer.echo(f"  JSON-RPC  {sandbox.rpc_url}")
+    typer.echo(f"  PubSub    {sandbox.ws_url}")
+    typer.echo(f"  admin     {sandbox.url}/_sandbox/stats, /_sandbox/faults")
+    typer.echo(
+        f"  slots     every {slot_ms} ms"
+        if slot_ms
+        else "  slots     one per call that watches the chain"
+    )
+    typer.echo(
+        f"  data      {data}" if data else "  data      in memory (use --data DIR to keep it)"
+    )
+    sys.stdout.flush()
+    sandbox.serve_forever()
+
+
+@app.command()
+def seed(
+    agents: Annotated[int, typer.Option(min=1, max=10_000, help="How many agents to add.")] = 10,
+    network: Annotated[
+        str, typer.Option(help="solana-mainnet or solana-devnet.")
+    ] = "solana-mainnet",
+    owner: Annotated[
+        str | None, typer.Option(help="Owner of every new agent's asset (base58).")
+    ] = None,
+    url: SandboxUrl = DEFAULT_URL,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Fill a running sandbox's registry with realistic agents (assets written on chain)."""
+    params = {"agents": agents, "network": network, **({"owner": owner} if owner else {})}
+    answer = _admin("POST", url, "/_sandbox/seed", params=params)
+    if as_json:
+        typer.echo(json.dumps(answer["agents"]))
+    else:
+        typer.echo(f"added {len(answer['agents'])} agents on {network}")
+
+
+@app.command()
+def faults(
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="NAME=VALUE to change, repeatable.")
+    ] = None,
+    clear: Annotated[bool, typer.Option("--clear", help="Turn every fault off.")] = False,
+    url: SandboxUrl = DEFAULT_URL,
+) -> None:
+    """Show, change or clear a running sandbox's faults."""
+    from launchops.sandbox.faults import Faults
+
+    if clear:
+        current = _admin("PUT", url, "/_sandbox/faults", json=Faults().model_dump())
+    elif set_:
+        wanted = _faults(set_, _admin("GET", url, "/_sandbox/faults"))
+        current = _admin("PUT", url, "/_sandbox/faults", json=wanted.model_dump())
+    else:
+        current = _admin("GET", url, "/_sandbox/faults")
+    typer.echo(json.dumps(current, indent=2))
+
+
+@app.command()
+def stats(
+    url: SandboxUrl = DEFAULT_URL, as_json: Annotated[bool, typer.Option("--json")] = False
+) -> None:
+    """Calls served per RPC method and API endpoint, and what the chain holds."""
+    answer = _admin("GET", url, "/_sandbox/stats")
+    if as_json:
+        typer.echo(json.dumps(answer, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="sandbox")
+    table.add_column("what")
+    table.add_column("calls", justify="right")
+    for name, count in sorted({**answer["api"], **answer["rpc"]}.items()):
+        table.add_row(name, str(count))
+    console = Console()
+    console.print(table)
+    console.print(f"chain: {answer['chain']}  launches: {answer['launches']}")
