@@ -124,11 +124,10 @@ class Chain:
         return last_valid is not None and self.block_height <= last_valid
 
     def restore_time(self, slot: int, blockhashes: list[tuple[str, int]]) -> None:
-        """Continue at `slot` with the blockhash window a previous run left."""
-        self.slot = slot
-        self.svm.warp_to_slot(slot)
+        """Continue after `slot` with the blockhash window a previous run left."""
         self.blockhashes = OrderedDict((Hash.from_string(h), v) for h, v in blockhashes)
-        self._new_blockhash()
+        self.slot = slot
+        self.advance()
 
     # ── transactions ────────────────────────────────────────────────────────
 

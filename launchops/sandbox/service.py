@@ -62,7 +62,6 @@ class SandboxService:
             self._clock.cancel()
             await asyncio.gather(self._clock, return_exceptions=True)
             self._clock = None
-        self.store.save_time(self.chain)
 
     async def _tick(self) -> None:
         loop = asyncio.get_running_loop()

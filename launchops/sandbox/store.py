@@ -33,7 +33,9 @@ create table if not exists transactions (
     signature text primary key, slot integer not null, err text, raw blob not null,
     fee integer not null, logs text not null, units integer not null, block_time integer not null
 );
-create table if not exists chain_meta (key text primary key, value text not null);
+create table if not exists blockhashes (
+    slot integer primary key, blockhash text not null, last_valid integer not null
+);
 """
 
 
@@ -88,7 +90,9 @@ class SandboxStore:
             return
         self._restore(chain)
         chain.on_landed = self._keep_landed(chain)
-        chain.listeners.append(self._keep_time(chain))
+        keep_time = self._keep_time(chain)
+        keep_time(chain.slot)  # the blockhash answered before the first slot passes
+        chain.listeners.append(keep_time)
 
     def save_account(self, key: Pubkey, account: Account | None) -> None:
         if not self.persistent or account is None:
@@ -128,23 +132,15 @@ class SandboxStore:
 
     def _keep_time(self, chain: Chain) -> Any:
         def keep(slot: int) -> None:
-            if slot % 10:  # the slot is cheap to lose a few of; the blockhash window is not
-                return
-            window = [(str(h), v) for h, v in chain.blockhashes.items()]
-            self.db.executemany(
-                "insert or replace into chain_meta values (?, ?)",
-                [("slot", str(slot)), ("blockhashes", json.dumps(window))],
+            blockhash, last_valid = chain.latest_blockhash()
+            self.db.execute(
+                "insert or replace into blockhashes values (?, ?, ?)",
+                (slot, str(blockhash), last_valid),
             )
+            if slot % 500 == 0:
+                self.db.execute("delete from blockhashes where slot < ?", (slot - 400,))
 
         return keep
-
-    def save_time(self, chain: Chain) -> None:
-        if self.persistent:
-            window = [(str(h), v) for h, v in chain.blockhashes.items()]
-            self.db.executemany(
-                "insert or replace into chain_meta values (?, ?)",
-                [("slot", str(chain.slot)), ("blockhashes", json.dumps(window))],
-            )
 
     def _restore(self, chain: Chain) -> None:
         for pubkey, lamports, data, owner, executable in self.db.execute("select * from accounts"):
@@ -156,9 +152,8 @@ class SandboxStore:
                 slot, json.loads(err), bytes(raw), fee, json.loads(logs), units, block_time
             )
             chain.landed[Signature.from_string(signature)] = landed
-        meta = dict(self.db.execute("select key, value from chain_meta").fetchall())
-        if "slot" in meta:
-            last_landed = max((t.slot for t in chain.landed.values()), default=0)
-            # Slots saved every tenth slot: resume past anything that landed since.
-            slot = max(int(meta["slot"]), last_landed) + 10
-            chain.restore_time(slot, json.loads(meta["blockhashes"]))
+        window = self.db.execute(
+            "select slot, blockhash, last_valid from blockhashes order by slot"
+        ).fetchall()
+        if window:
+            chain.restore_time(window[-1][0], [(h, v) for _, h, v in window])

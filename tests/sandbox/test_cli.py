@@ -1,0 +1,145 @@
+"""`launchops sandbox ...` as a user runs it: serve in a subprocess, seed, faults, stats;
+and a `serve --data` killed with SIGKILL comes back with everything it acknowledged."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from launchops.sandbox.server import bind_pair
+from tests.sandbox.test_persistence import launch_on
+
+
+class Served:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.base_url = f"{self.url}/v1"
+        self.rpc_url = self.url
+
+
+def free_port() -> int:
+    first, second = bind_pair("127.0.0.1", 0)
+    port = first.getsockname()[1]
+    first.close()
+    second.close()
+    return port
+
+
+def launchops(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "launchops.cli", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+@contextmanager
+def serve(*args: str, data: Path | None = None) -> Iterator[tuple[Served, subprocess.Popen[str]]]:
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "launchops.cli",
+        "sandbox",
+        "serve",
+        "--port",
+        str(port),
+        *args,
+    ]
+    if data:
+        command += ["--data", str(data)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    served = Served(port)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if (
+                httpx.post(
+                    served.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}
+                ).status_code
+                == 200
+            ):
+                break
+        except httpx.TransportError:
+            pass
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert time.monotonic() < deadline, "sandbox serve did not come up"
+        time.sleep(0.05)
+    try:
+        yield served, process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+
+
+def test_serve_seed_faults_stats():
+    with serve("--slot-ms", "0", "--seed-agents", "3", "--fault", "latency_ms=1") as (
+        served,
+        process,
+    ):
+        url = ["--url", served.url]
+        assert (
+            json.loads(
+                launchops("agents", "list", "--json", "--base-url", served.base_url).stdout
+            ).__len__()
+            == 3
+        )
+        seeded = launchops("sandbox", "seed", "--agents", "2", "--json", *url)
+        assert len(json.loads(seeded.stdout)) == 2
+        changed = json.loads(launchops("sandbox", "faults", "--set", "drop_rate=0.25", *url).stdout)
+        assert changed["drop_rate"] == 0.25 and changed["latency_ms"] == 1
+        bad = launchops("sandbox", "faults", "--set", "drop_rate=7", *url)
+        assert bad.returncode == 1 and "drop_rate" in bad.stderr and "Traceback" not in bad.stderr
+        assert json.loads(launchops("sandbox", "faults", "--clear", *url).stdout)["drop_rate"] == 0
+        stats = json.loads(launchops("sandbox", "stats", "--json", *url).stdout)
+        assert stats["api"]["GET /v1/agents"] == 1 and stats["launches"]["agents"] == 5
+        os.killpg(process.pid, signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+        assert "Traceback" not in process.stderr.read()
+
+
+def test_serve_refuses_a_busy_port():
+    with serve("--slot-ms", "0") as (served, _):
+        again = launchops("sandbox", "serve", "--port", str(served.port))
+        assert again.returncode == 1 and "pick another --port" in again.stderr
+
+
+def test_sigkill_then_restart_on_the_same_data_loses_nothing(tmp_path):
+    import asyncio
+
+    with serve("--slot-ms", "20", "--seed-agents", "2", data=tmp_path) as (served, process):
+        before = asyncio.run(launch_on(served))
+        agents = httpx.get(f"{served.base_url}/agents").json()["data"]["agents"]
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
+    with serve("--slot-ms", "20", data=tmp_path) as (served, _):
+        assert httpx.get(f"{served.base_url}/agents").json()["data"]["agents"] == agents
+        mint = str(before["created"].mint_address)
+        token = httpx.get(f"{served.base_url}/tokens/{mint}").json()["data"]
+        assert token["launches"][0]["genesisAddress"] == str(before["created"].genesis_account)
+        statuses = httpx.post(
+            served.rpc_url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "getSignatureStatuses",
+                "params": [
+                    [str(s) for s in before["signatures"]],
+                    {"searchTransactionHistory": True},
+                ],
+            },
+        ).json()
+        assert all(s is not None for s in statuses["result"]["value"])
+        after = asyncio.run(launch_on(served))
+        assert after["registered"].token.mint_address != before["registered"].token.mint_address
