@@ -15,7 +15,8 @@ import uvicorn
 @contextmanager
 def serve(app: Any) -> Iterator[str]:
     """Yield `http://127.0.0.1:PORT` while `app` serves there; stop it on exit."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted connections only then.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
