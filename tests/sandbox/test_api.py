@@ -318,3 +318,31 @@ def test_unknown_route_is_404_in_the_envelope(sandbox):
 def test_openapi_is_served(sandbox):
     spec = httpx.get(f"{sandbox.base_url}/openapi.json").json()
     assert "/v1/launches/create" in spec["paths"] and "/v1/agents" in spec["paths"]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "path", "body", "text"),
+    [
+        (
+            "POST /v1/agents/{address}/fund",
+            "agents/{agent}/fund",
+            {"sender": ex.WALLET, "amount": 1, "memo": "m"},
+            "Failed to prepare fund transaction",
+        ),
+        (
+            "POST /v1/agents/{address}/withdraw",
+            "agents/{agent}/withdraw",
+            {"sender": ex.WALLET, "amount": 1},
+            "Failed to prepare withdraw transaction",
+        ),
+        ("POST /v1/launches/create", "launches/create", ex.create_body(), "Internal server error"),
+        ("POST /v1/launches/register", "launches/register", {}, "Internal server error"),
+    ],
+)
+def test_section_7_server_errors_carry_the_specs_text(sandbox_factory, endpoint, path, body, text):
+    sandbox = sandbox_factory(seed_agents=1)
+    agent = httpx.get(f"{sandbox.base_url}/agents").json()["data"]["agents"][0]["mintAddress"]
+    httpx.put(f"{sandbox.url}/_sandbox/faults", json={"fail_next": {endpoint: 1}})
+    answer = httpx.post(f"{sandbox.base_url}/{path.format(agent=agent)}", json=body)
+    assert answer.status_code == 500
+    assert answer.json() == {"success": False, "error": text}
