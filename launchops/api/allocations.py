@@ -142,6 +142,7 @@ class PresaleSettings(WireModel):
     claim_end_condition: Condition
     minimum_deposit_amount: NonNegativeNumber | None = None
     deposit_limit: PositiveNumber | None = None
+    funds_recipient: PublicKey | None = None  # where the raise goes
 
 
 class UnlockedSettings(WireModel):

@@ -2,6 +2,7 @@
 
     LaunchOpsError
     ├── InvalidInputError ........ input rejected before anything was sent (names the field)
+    │   └── LaunchFileError ...... a launch file broke rules: file, line, field and rule each
     └── ServiceError ............. talking to the service went wrong
         ├── NetworkError ......... no HTTP answer: connect failure, reset, protocol error
         │   └── RequestTimeoutError
@@ -19,6 +20,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -26,9 +28,11 @@ __all__ = [
     "BadRequestError",
     "ForbiddenError",
     "InvalidInputError",
+    "LaunchFileError",
     "LaunchOpsError",
     "NetworkError",
     "NotFoundError",
+    "Problem",
     "RateLimitedError",
     "RequestTimeoutError",
     "ServerError",
@@ -49,6 +53,31 @@ class InvalidInputError(LaunchOpsError):
     def __init__(self, message: str, problems: list[tuple[str, str]] | None = None) -> None:
         super().__init__(message)
         self.problems = problems or []
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One broken rule of a launch file, where it is."""
+
+    file: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.field}: {self.message}"
+
+
+class LaunchFileError(InvalidInputError):
+    """A launch file failed validation; `file_problems` says where and why, each."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.file_problems = problems
+        text = "\n".join(str(p) for p in problems)
+        super().__init__(
+            text, [(f"{p.file}:{p.line or '-'} {p.field}", p.message) for p in problems]
+        )
 
 
 class ServiceError(LaunchOpsError):

@@ -1,0 +1,1 @@
+"""Keypairs, signing, sending, rebroadcast and confirmation (solana-py, solders)."""

@@ -1,0 +1,171 @@
+"""The Solana RPC as the pipeline needs it, over solana-py's AsyncClient.
+
+Transient failures (HTTP 429 and 5xx, connection errors, timeouts) are retried with
+tenacity; what the node rejects is a `TransactionRejected` carrying its message.
+Re-sending the same signed bytes is always safe: a signature lands at most once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import httpx
+from solana.exceptions import SolanaRpcException
+from solana.rpc.async_api import AsyncClient
+from solana.rpc.commitment import Confirmed
+from solana.rpc.core import RPCException
+from solana.rpc.models import TxOpts
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+from launchops.api.errors import LaunchOpsError
+
+T = TypeVar("T")
+STATUS_BATCH = 256
+LEVELS = {"processed": 0, "confirmed": 1, "finalized": 2}
+
+
+class ChainError(LaunchOpsError):
+    transient = False
+
+
+class RpcUnavailable(ChainError):
+    """The RPC did not answer usefully (429, 5xx, connection, timeout)."""
+
+    transient = True
+
+
+class TransactionRejected(ChainError):
+    """The node refused a transaction (preflight failure, bad signature, ...)."""
+
+    def __init__(self, message: str, err: Any = None) -> None:
+        super().__init__(message)
+        self.err = err
+
+    @property
+    def blockhash_not_found(self) -> bool:
+        return "Blockhash not found" in str(self) or str(self.err) == "BlockhashNotFound"
+
+    @property
+    def already_processed(self) -> bool:
+        return "already been processed" in str(self) or "AlreadyProcessed" in str(self.err)
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where a signature stands on chain."""
+
+    slot: int
+    level: str  # processed, confirmed or finalized
+    err: str | None
+
+    def reached(self, commitment: str) -> bool:
+        return LEVELS[self.level] >= LEVELS[commitment]
+
+
+class ChainRpc:
+    def __init__(self, url: str, *, timeout: float = 30.0, attempts: int = 6) -> None:
+        self.url = url
+        self.client = AsyncClient(url, commitment=Confirmed, timeout=timeout)
+        self.attempts = attempts
+        self.calls = 0
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    async def _call(self, fn: Callable[[], Awaitable[T]]) -> T:
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.attempts),
+            wait=wait_random_exponential(multiplier=0.2, max=4),
+            retry=retry_if_exception(lambda e: isinstance(e, ChainError) and e.transient),
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                self.calls += 1
+                try:
+                    return await fn()
+                except RPCException as exc:
+                    raise _rejected(exc) from None
+                except SolanaRpcException as exc:
+                    raise RpcUnavailable(f"RPC {self.url}: {_cause(exc)}") from None
+                except (httpx.HTTPError, OSError) as exc:
+                    raise RpcUnavailable(f"RPC {self.url}: {type(exc).__name__}: {exc}") from None
+        raise AssertionError("unreachable")
+
+    async def block_height(self) -> int:
+        return (await self._call(lambda: self.client.get_block_height(Confirmed))).value
+
+    async def latest_blockhash(self) -> tuple[Hash, int]:
+        answer = (await self._call(lambda: self.client.get_latest_blockhash(Confirmed))).value
+        return answer.blockhash, answer.last_valid_block_height
+
+    async def send(self, raw: bytes, *, skip_preflight: bool) -> Signature:
+        """Send signed bytes (the node does not queue retries: we rebroadcast ourselves)."""
+        opts = TxOpts(
+            skip_preflight=skip_preflight,
+            skip_confirmation=True,
+            max_retries=0,
+            preflight_commitment=Confirmed,
+        )
+        return (await self._call(lambda: self.client.send_raw_transaction(raw, opts=opts))).value
+
+    async def statuses(self, signatures: list[Signature]) -> list[Landing | None]:
+        """Where each signature stands, in batches of 256, searching all history."""
+        found: list[Landing | None] = []
+        for start in range(0, len(signatures), STATUS_BATCH):
+            batch = signatures[start : start + STATUS_BATCH]
+            answer = await self._call(
+                lambda b=batch: self.client.get_signature_statuses(
+                    b, search_transaction_history=True
+                )
+            )
+            for status in answer.value:
+                if status is None or status.confirmation_status is None:
+                    found.append(None)
+                    continue
+                level = str(status.confirmation_status).rsplit(".", 1)[-1].lower()
+                found.append(
+                    Landing(status.slot, level, None if status.err is None else str(status.err))
+                )
+        return found
+
+    async def simulate(self, raw: bytes) -> tuple[str | None, list[str]]:
+        from solders.transaction import VersionedTransaction
+
+        tx = VersionedTransaction.from_bytes(raw)
+        answer = (
+            await self._call(lambda: self.client.simulate_transaction(tx, sig_verify=True))
+        ).value
+        return (None if answer.err is None else str(answer.err)), list(answer.logs or [])
+
+    async def balance(self, key: Pubkey) -> int:
+        return (await self._call(lambda: self.client.get_balance(key, Confirmed))).value
+
+    async def airdrop(self, key: Pubkey, lamports: int) -> Signature:
+        return (await self._call(lambda: self.client.request_airdrop(key, lamports))).value
+
+    async def account_exists(self, key: Pubkey) -> bool:
+        return (
+            await self._call(lambda: self.client.get_account_info(key, Confirmed))
+        ).value is not None
+
+
+def _rejected(exc: RPCException) -> TransactionRejected:
+    detail = exc.args[0] if exc.args else exc
+    message = getattr(detail, "message", None) or str(detail)
+    data = getattr(detail, "data", None)
+    err = getattr(data, "err", None)
+    return TransactionRejected(str(message), None if err is None else str(err))
+
+
+def _cause(exc: SolanaRpcException) -> str:
+    cause = exc.__cause__
+    response = getattr(cause, "response", None)  # solana-py raises httpx2's errors
+    if response is not None and getattr(response, "status_code", None):
+        return f"HTTP {response.status_code}"
+    return f"{type(cause).__name__}: {cause}" if cause else str(exc)

@@ -1,0 +1,1 @@
+"""Launch files (YAML -> validated launch configuration) and profiles."""

@@ -1,0 +1,142 @@
+"""Profiles: where launchops sends, with which key, and where it keeps its journal.
+
+Built in: `sandbox` (the default: the local sandbox, started in-process when none is
+running, with a throwaway keypair funded by airdrop), `devnet` and `mainnet`. A profiles
+file (`--profiles FILE`, else `$LAUNCHOPS_HOME/profiles.yaml`) overrides them or adds
+more; `LAUNCHOPS_*` environment variables override both.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from launchops.api.errors import InvalidInputError
+from launchops.api.fields import Network, problems_of
+
+Commitment = Literal["processed", "confirmed", "finalized"]
+
+BUILT_IN: dict[str, dict[str, Any]] = {
+    "sandbox": {
+        "base_url": "http://127.0.0.1:8899/v1",
+        "rpc_url": "http://127.0.0.1:8899",
+        "network": "solana-mainnet",
+        "keypair": "sandbox",
+        "embedded_sandbox": True,
+        "explorer": "",
+    },
+    "devnet": {
+        "base_url": "https://api.metaplex.dev/v1",
+        "rpc_url": "https://api.devnet.solana.com",
+        "network": "solana-devnet",
+        "keypair": "file:~/.config/solana/id.json",
+        "explorer": "https://explorer.solana.com/{kind}/{id}?cluster=devnet",
+    },
+    "mainnet": {
+        "base_url": "https://api.metaplex.com/v1",
+        "rpc_url": "https://api.mainnet-beta.solana.com",
+        "network": "solana-mainnet",
+        "keypair": "file:~/.config/solana/id.json",
+        "requires_yes": True,
+        "explorer": "https://explorer.solana.com/{kind}/{id}",
+    },
+}
+
+
+def home() -> Path:
+    """Where launchops keeps its state: `$LAUNCHOPS_HOME`, else `~/.launchops`."""
+    return Path(os.environ.get("LAUNCHOPS_HOME", "~/.launchops")).expanduser()
+
+
+class Profile(BaseSettings):
+    """One profile, resolved: built-in values < profiles file < LAUNCHOPS_* variables."""
+
+    model_config = SettingsConfigDict(env_prefix="LAUNCHOPS_", extra="forbid")
+
+    name: str = "sandbox"
+    base_url: str
+    rpc_url: str
+    network: Network = Network.MAINNET
+    keypair: str = Field(
+        description="file:PATH (Solana CLI JSON), env:VAR (base58 or JSON), "
+        "prefect-secret:NAME, or sandbox (a throwaway key kept in the state folder)"
+    )
+    journal_url: str | None = Field(None, description="SQLAlchemy URL; default a SQLite file")
+    state_dir: Path = Field(default_factory=home)
+    commitment: Commitment = "confirmed"
+    concurrency: int = Field(8, ge=1, le=256)
+    skip_preflight: bool = False
+    rebroadcast_seconds: float = Field(2.0, gt=0)
+    poll_seconds: float = Field(0.4, gt=0)
+    create_attempts: int = Field(3, ge=1, le=10)
+    requires_yes: bool = False
+    embedded_sandbox: bool = False
+    sandbox_slot_ms: int = Field(400, ge=0)
+    explorer: str = ""
+    timeout_seconds: float = Field(30.0, gt=0)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (env_settings, init_settings)  # the environment wins over files
+
+    @property
+    def profile_dir(self) -> Path:
+        return self.state_dir.expanduser() / self.name
+
+    @property
+    def journal(self) -> str:
+        return self.journal_url or f"sqlite:///{self.profile_dir / 'journal.db'}"
+
+    def explorer_link(self, kind: Literal["tx", "address"], value: str) -> str | None:
+        return self.explorer.format(kind=kind, id=value) if self.explorer else None
+
+
+def load_profile(
+    name: str = "sandbox", *, profiles_file: Path | None = None, **overrides: Any
+) -> Profile:
+    """The named profile with every override applied; a bad one names the field."""
+    path = profiles_file or home() / "profiles.yaml"
+    from_file: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            document = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise InvalidInputError(f"{path}: not valid YAML", [(str(path), str(exc))]) from None
+        profiles = document.get("profiles", {}) if isinstance(document, dict) else {}
+        from_file = profiles.get(name) or {}
+        if not isinstance(from_file, dict):
+            raise InvalidInputError(
+                f"{path}: profile {name} must be a mapping", [(name, "not a mapping")]
+            )
+    elif profiles_file is not None:
+        raise InvalidInputError(f"{path}: no such file", [(str(path), "no such file")])
+    if name not in BUILT_IN and not from_file:
+        known = ", ".join(sorted(BUILT_IN))
+        raise InvalidInputError(
+            f"unknown profile {name!r}",
+            [("--profile", f"unknown profile {name!r}; built in: {known}")],
+        )
+    values = {
+        **BUILT_IN.get(name, {}),
+        **from_file,
+        **{k: v for k, v in overrides.items() if v is not None},
+    }
+    try:
+        return Profile(name=name, **values)
+    except ValidationError as exc:
+        problems = [
+            (f"profile {name}: {field}", message) for field, message in problems_of(exc, values)
+        ]
+        raise InvalidInputError(f"profile {name} is invalid", problems) from None

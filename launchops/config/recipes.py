@@ -1,0 +1,263 @@
+"""Recipes for people: a launchpool or a presale described by a few numbers, compiled into
+the spec's allocations the way the public JS client's payload builder does.
+
+Launchpool: a 48-hour deposit window from `depositStartTime`; claims open at graduation to
+the Raydium pool and never close; `raydiumLiquidityBps` of the raise (and that share of
+`tokenAllocation` in tokens) seeds the pool, the rest goes to `fundsRecipient`; locked
+allocations vest through Streamflow; whatever supply remains is an unlocked "Creator
+Allocation" to the wallet. Total supply 1,000,000,000 with 6 decimals, as the service's
+recipe fixes it.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from pydantic import Field, model_validator
+from solders.pubkey import Pubkey
+
+from launchops.api.allocations import (
+    BpsCurve,
+    Cliff,
+    CustomUnlock,
+    LaunchpoolAllocation,
+    LaunchpoolSettings,
+    LinearUnlock,
+    LockedAllocation,
+    LockedSettings,
+    LpLockSchedule,
+    Never,
+    PresaleAllocation,
+    PresaleSettings,
+    RaydiumLP,
+    TimeAbsolute,
+    TimeUnit,
+    UnlockedAllocation,
+    UnlockedFunds,
+    UnlockedSettings,
+    Vesting,
+    graduation,
+)
+from launchops.api.fields import PositiveNumber, PublicKey, Text, Timestamp, WireModel, rule
+
+RECIPE_SUPPLY = 1_000_000_000
+RECIPE_DECIMALS = 6
+DEPOSIT_WINDOW = timedelta(hours=48)
+LP_LOCK_SECONDS = 31_536_000  # one year
+LP_LOCK_PERIOD_SECONDS = 7_883_982  # one quarter
+DEPOSIT_BONUS = BpsCurve(
+    enabled=True,
+    point1_time_bps=5000,
+    point1_bps=2500,
+    point2_time_bps=7500,
+    point2_bps=0,
+    max_bps=2500,
+)
+WITHDRAW_PENALTY = BpsCurve(
+    enabled=True,
+    point1_time_bps=7500,
+    point1_bps=0,
+    point2_time_bps=10000,
+    point2_bps=2500,
+    max_bps=10000,
+)
+
+
+class StrictModel(WireModel):
+    """A part of a launch file: camelCase keys, and a typo is an error, not ignored."""
+
+    model_config = {"extra": "forbid"}
+
+
+class Duration(StrictModel):
+    value: int = Field(gt=0)
+    unit: TimeUnit
+
+
+class CliffRecipe(StrictModel):
+    duration: Duration
+    unlock_amount: PositiveNumber | str = "linear"
+
+
+class LockedRecipe(StrictModel):
+    name: Text(1, 64)
+    recipient: PublicKey
+    token_amount: PositiveNumber
+    vesting_start_time: Timestamp
+    vesting_duration: Duration
+    unlock_schedule: TimeUnit
+    cliff: CliffRecipe | None = None
+    cancelable_by_sender: bool = False
+    cancelable_by_recipient: bool = False
+    transferable_by_sender: bool = False
+    transferable_by_recipient: bool = False
+
+    def compile(self) -> LockedAllocation:
+        cliff = Cliff(enabled=False)
+        if self.cliff is not None:
+            amount = self.cliff.unlock_amount
+            if isinstance(amount, str) and amount != "linear":
+                raise rule("cliff", "cliff.unlockAmount must be 'linear' or a number of tokens")
+            unlock = LinearUnlock() if amount == "linear" else CustomUnlock(value=amount)
+            cliff = Cliff(
+                enabled=True,
+                duration_value=self.cliff.duration.value,
+                duration_unit=self.cliff.duration.unit,
+                unlock_amount=unlock,
+            )
+        vesting = Vesting(
+            recipient=self.recipient,
+            start_time=self.vesting_start_time,
+            duration_value=self.vesting_duration.value,
+            duration_unit=self.vesting_duration.unit,
+            unlock_schedule=self.unlock_schedule,
+            cliff=cliff,
+            cancelable_by_sender=self.cancelable_by_sender,
+            cancelable_by_recipient=self.cancelable_by_recipient,
+            transferable_by_sender=self.transferable_by_sender,
+            transferable_by_recipient=self.transferable_by_recipient,
+        )
+        return LockedAllocation(
+            name=self.name, supply=self.token_amount, locked_v2=LockedSettings(vesting=vesting)
+        )
+
+
+class LaunchpoolRecipe(StrictModel):
+    token_allocation: PositiveNumber
+    deposit_start_time: Timestamp
+    raise_goal: PositiveNumber
+    raydium_liquidity_bps: int = Field(ge=2000, le=10_000)
+    funds_recipient: PublicKey | None = None
+    locked_allocations: list[LockedRecipe] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _within_supply(self) -> LaunchpoolRecipe:
+        total = self.token_allocation + sum(a.token_amount for a in self.locked_allocations)
+        if total > RECIPE_SUPPLY:
+            raise rule(
+                "supply",
+                f"tokenAllocation plus lockedAllocations is {total:g} tokens, more than the "
+                f"supply {RECIPE_SUPPLY}",
+            )
+        lp = self.token_allocation * self.raydium_liquidity_bps / 10_000
+        if total + lp > RECIPE_SUPPLY:
+            raise rule(
+                "supply",
+                f"with the pool's share ({lp:g} tokens) the launch needs {total + lp:g} tokens, "
+                f"more than the supply {RECIPE_SUPPLY}",
+            )
+        return self
+
+    @property
+    def deposit_end_time(self) -> Any:
+        return self.deposit_start_time + DEPOSIT_WINDOW
+
+    def compile(self, wallet: Pubkey) -> list[Any]:
+        start = TimeAbsolute(timestamp=self.deposit_start_time)
+        end = TimeAbsolute(timestamp=self.deposit_end_time)
+        bps = self.raydium_liquidity_bps
+        lp_supply = _whole(self.token_allocation * bps / 10_000)
+        flows: list[Any] = [
+            UnlockedFunds(
+                name="Unlocked",
+                supply=0,
+                percentage_bps=10_000 - bps,
+                recipient=self.funds_recipient or wallet,
+                claim_start_condition=graduation(),
+                claim_end_condition=Never(),
+            ),
+            RaydiumLP(
+                name="Liquidity Pool",
+                supply=lp_supply,
+                percentage_bps=bps,
+                start_condition=end,
+                lp_lock_schedule=LpLockSchedule(
+                    enabled=True,
+                    start_condition=end,
+                    duration=LP_LOCK_SECONDS,
+                    period=LP_LOCK_PERIOD_SECONDS,
+                    cliff_condition=end,
+                    cliff_amount_bps=0,
+                ),
+            ),
+        ]
+        if bps == 10_000:
+            flows = flows[1:]
+        allocations: list[Any] = [
+            LaunchpoolAllocation(
+                name="Launchpool",
+                supply=self.token_allocation,
+                launchpool_v2=LaunchpoolSettings(
+                    deposit_start_condition=start,
+                    deposit_end_condition=end,
+                    claim_start_condition=graduation(),
+                    claim_end_condition=Never(),
+                    minimum_quote_token_threshold=self.raise_goal,
+                    deposit_bonus=DEPOSIT_BONUS,
+                    withdraw_penalty=WITHDRAW_PENALTY,
+                    fund_flows=flows,
+                ),
+            ),
+            *(locked.compile() for locked in self.locked_allocations),
+        ]
+        used = (
+            self.token_allocation + lp_supply + sum(a.token_amount for a in self.locked_allocations)
+        )
+        return _with_creator_remainder(allocations, used, wallet, graduation())
+
+
+class PresaleRecipe(StrictModel):
+    token_allocation: PositiveNumber
+    quote_cap: PositiveNumber
+    deposit_start_time: Timestamp
+    deposit_end_time: Timestamp
+    claim_start_time: Timestamp
+    funds_recipient: PublicKey | None = None
+    minimum_deposit: PositiveNumber | None = None
+    deposit_limit: PositiveNumber | None = None
+
+    @model_validator(mode="after")
+    def _within_supply(self) -> PresaleRecipe:
+        if self.token_allocation > RECIPE_SUPPLY:
+            raise rule("supply", f"tokenAllocation is more than the supply {RECIPE_SUPPLY}")
+        return self
+
+    def compile(self, wallet: Pubkey) -> list[Any]:
+        settings = PresaleSettings(
+            allocation_quote_token_cap=self.quote_cap,
+            deposit_start_condition=TimeAbsolute(timestamp=self.deposit_start_time),
+            deposit_end_condition=TimeAbsolute(timestamp=self.deposit_end_time),
+            claim_start_condition=TimeAbsolute(timestamp=self.claim_start_time),
+            claim_end_condition=Never(),
+            minimum_deposit_amount=self.minimum_deposit,
+            deposit_limit=self.deposit_limit,
+            funds_recipient=self.funds_recipient or wallet,
+        )
+        allocations: list[Any] = [
+            PresaleAllocation(name="Presale", supply=self.token_allocation, presale_v2=settings)
+        ]
+        claim = TimeAbsolute(timestamp=self.claim_start_time)
+        return _with_creator_remainder(allocations, self.token_allocation, wallet, claim)
+
+
+def _with_creator_remainder(
+    allocations: list[Any], used: float, wallet: Pubkey, claim_start: Any
+) -> list[Any]:
+    remaining = _whole(RECIPE_SUPPLY - used)
+    if remaining > 0:
+        allocations.append(
+            UnlockedAllocation(
+                name="Creator Allocation",
+                supply=remaining,
+                unlocked_v2=UnlockedSettings(
+                    recipient=wallet, claim_start_condition=claim_start, claim_end_condition=Never()
+                ),
+            )
+        )
+    return allocations
+
+
+def _whole(value: float) -> int | float:
+    """Whole-token amounts as ints, so the wire reads 250000000, not 250000000.0."""
+    return int(value) if float(value).is_integer() else value

@@ -1,0 +1,63 @@
+"""The journal's tables. One row per launch, one per create attempt, and an event log."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class LaunchRow(Base):
+    __tablename__ = "launches"
+
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), default="launch")
+    config_hash: Mapped[str] = mapped_column(String(64))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    network: Mapped[str] = mapped_column(String(32))
+    source: Mapped[str | None] = mapped_column(Text, nullable=True)
+    state: Mapped[str] = mapped_column(String(32), index=True)
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    mint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    genesis: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error_details: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(120), nullable=True)
+    lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class AttemptRow(Base):
+    """One create and everything done with its transactions."""
+
+    __tablename__ = "create_attempts"
+
+    key: Mapped[str] = mapped_column(
+        ForeignKey("launches.key", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    created: Mapped[dict[str, Any]] = mapped_column(JSON)
+    signed: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    signatures: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    sends: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
+    outcome: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class EventRow(Base):
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(80), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    step: Mapped[str] = mapped_column(String(32))
+    message: Mapped[str] = mapped_column(Text)

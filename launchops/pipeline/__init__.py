@@ -1,0 +1,1 @@
+"""The launch pipeline: its steps, their context, and the plain in-process driver."""

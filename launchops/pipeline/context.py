@@ -1,0 +1,149 @@
+"""What the steps run with: the profile, the service client, the RPC, the journal, the
+creator's keypair, and this worker's lease on the launches it works.
+
+With the sandbox profile and nothing listening at its URL, `open_context` starts the
+sandbox in this process (its chain kept in the profile's folder, so a re-run after a crash
+finds it again) and funds the throwaway keypair by airdrop: a fresh machine runs a launch
+end to end with no network and no keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from solders.keypair import Keypair
+from solders.pubkey import Pubkey
+
+from launchops.api.client import AsyncServiceClient
+from launchops.chain.keys import load_keypair
+from launchops.chain.rpc import ChainRpc
+from launchops.config.profiles import Profile
+from launchops.journal.store import Journal
+
+LEASE_SECONDS = 60.0
+SANDBOX_FUNDING = 100 * 10**9
+Progress = Callable[[str, str, str], None]
+
+
+def _quiet(key: str, step: str, message: str) -> None:
+    return None
+
+
+@dataclass
+class LaunchContext:
+    profile: Profile
+    client: AsyncServiceClient
+    rpc: ChainRpc
+    journal: Journal
+    keypair: Keypair
+    progress: Progress = _quiet
+    owner: str = field(
+        default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    )
+    lease_seconds: float = LEASE_SECONDS
+    _renewed: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def wallet(self) -> Pubkey:
+        return self.keypair.pubkey()
+
+    async def acquire(self, key: str) -> bool:
+        taken = await self.journal.acquire(key, self.owner, self.lease_seconds)
+        if taken:
+            self._renewed[key] = time.monotonic()
+        return taken
+
+    async def renew(self, key: str) -> None:
+        """Extend our lease when a third of it has passed (cheap to call often)."""
+        if time.monotonic() - self._renewed.get(key, 0) > self.lease_seconds / 3:
+            if not await self.journal.acquire(key, self.owner, self.lease_seconds):
+                raise LeaseLost(key)
+            self._renewed[key] = time.monotonic()
+
+    async def release(self, key: str) -> None:
+        self._renewed.pop(key, None)
+        await self.journal.release(key, self.owner)
+
+
+class LeaseLost(Exception):
+    """Another worker took this launch over (our lease expired): stop touching it."""
+
+
+def sandbox_running(rpc_url: str, timeout: float = 1.0) -> bool:
+    try:
+        answer = httpx.post(
+            rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}, timeout=timeout
+        )
+    except httpx.TransportError:
+        return False
+    return answer.status_code == 200
+
+
+@asynccontextmanager
+async def open_context(
+    profile: Profile,
+    *,
+    progress: Progress = _quiet,
+    resolver: Callable[[str], str] | None = None,
+    lease_seconds: float = LEASE_SECONDS,
+) -> AsyncIterator[LaunchContext]:
+    keypair = load_keypair(profile.keypair, state_dir=profile.profile_dir, resolver=resolver)
+    embedded: Any = None
+    if profile.embedded_sandbox and not sandbox_running(profile.rpc_url):
+        embedded = _start_sandbox(profile)
+        progress("", "sandbox", f"started the sandbox at {embedded.url}")
+    journal = await Journal.open(profile.journal)
+    client = AsyncServiceClient(
+        profile.base_url, network=profile.network, timeout=profile.timeout_seconds
+    )
+    rpc = ChainRpc(profile.rpc_url, timeout=profile.timeout_seconds)
+    try:
+        if profile.embedded_sandbox:
+            await fund_from_faucet(rpc, keypair.pubkey(), progress)
+        yield LaunchContext(
+            profile, client, rpc, journal, keypair, progress, lease_seconds=lease_seconds
+        )
+    finally:
+        await client.aclose()
+        await rpc.close()
+        await journal.close()
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)
+
+
+def _start_sandbox(profile: Profile) -> Any:
+    from launchops.sandbox.server import Sandbox, SandboxConfig
+
+    where = urlsplit(profile.rpc_url)
+    config = SandboxConfig(
+        host=where.hostname or "127.0.0.1",
+        port=where.port or 8899,
+        slot_ms=profile.sandbox_slot_ms,
+        data_dir=profile.profile_dir / "sandbox-chain",
+        seed_agents=0,
+    )
+    return Sandbox(config).start()
+
+
+async def fund_from_faucet(rpc: ChainRpc, key: Pubkey, progress: Progress) -> None:
+    """Top the sandbox keypair up by airdrop when it runs low (sandbox only)."""
+    if await rpc.balance(key) >= SANDBOX_FUNDING // 10:
+        return
+    signature = await rpc.airdrop(key, SANDBOX_FUNDING)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        [landing] = await rpc.statuses([signature])
+        if landing is not None and landing.reached("confirmed"):
+            progress("", "sandbox", f"funded {key} with {SANDBOX_FUNDING // 10**9} SOL by airdrop")
+            return
+        await asyncio.sleep(0.1)

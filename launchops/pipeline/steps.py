@@ -1,0 +1,394 @@
+"""The steps of a launch. Each reads the journal, does its one side effect, and records
+the outcome and the next state in one journal write before anything else happens.
+
+    validated -> created -> signed -> submitting -> submitted -> confirmed -> registered
+                    ^                      |
+                    +---- expired <--------+   (nothing landed, blockhash provably dead)
+    also: register_failed (a 400 from register), needs_attention (partly landed and not
+    repairable), failed (nothing landed; the service or the node refused the launch)
+
+`next_step(state)` is the whole state machine; the plain runner and the Prefect flow
+both loop over it, so no step is written twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from typing import Any
+
+from solders.signature import Signature
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+from launchops.api.errors import APIStatusError, BadRequestError, ServiceError
+from launchops.api.models import LaunchConfig
+from launchops.chain.rpc import ChainError, Landing, TransactionRejected
+from launchops.chain.signing import SigningError, only_ours, resign, sign_partial
+from launchops.journal.store import Attempt, LaunchRecord
+from launchops.pipeline.context import LaunchContext
+
+STEP_OF_STATE = {
+    "validated": "create",
+    "expired": "create",
+    "created": "sign",
+    "signed": "submit",
+    "submitting": "submit",
+    "submitted": "confirm",
+    "confirmed": "register",
+    "register_failed": None,  # the registration retry picks these up
+    "registered": None,
+    "needs_attention": None,
+    "failed": None,
+}
+TERMINAL = frozenset({"registered", "register_failed", "needs_attention", "failed"})
+MAX_RESIGNS = 3
+
+
+class BlockhashExpired(Exception):
+    """Nothing of an attempt landed and its blockhash is provably dead: create again."""
+
+
+def next_step(state: str) -> str | None:
+    return STEP_OF_STATE.get(state)
+
+
+async def _record(ctx: LaunchContext, key: str) -> LaunchRecord:
+    record = await ctx.journal.get(key)
+    assert record is not None, f"launch {key} is not in the journal"
+    return record
+
+
+def _config(record: LaunchRecord) -> LaunchConfig:
+    return LaunchConfig.model_validate(record.config)
+
+
+# ── create ──────────────────────────────────────────────────────────────────
+
+
+async def create(ctx: LaunchContext, key: str) -> None:
+    """POST /launches/create, and keep what it answered (attempt N)."""
+    record = await _record(ctx, key)
+    if record.state not in ("validated", "expired"):
+        return
+    number = record.attempt + 1
+    if number > ctx.profile.create_attempts:
+        await ctx.journal.set_state(
+            key,
+            "failed",
+            step="create",
+            message=f"gave up after {record.attempt} creates whose blockhash expired",
+            error=f"blockhash expired on {record.attempt} attempts; nothing landed",
+        )
+        return
+    ctx.progress(key, "create", f"attempt {number}")
+    try:
+        created = await _repeat_transient(
+            lambda: ctx.client.create_launch(ctx.wallet, _config(record))
+        )
+    except APIStatusError as exc:
+        if exc.transient:
+            raise
+        # The service refused the launch itself: nothing was signed, nothing can land.
+        await ctx.journal.set_state(
+            key, "failed", step="create", message=str(exc), error=str(exc), details=exc.details
+        )
+        return
+    await ctx.journal.record_created(
+        key,
+        number,
+        {
+            "transactions": [base64.b64encode(t).decode() for t in created.transactions],
+            "blockhash": str(created.blockhash.blockhash),
+            "lastValidBlockHeight": created.blockhash.last_valid_block_height,
+            "mintAddress": str(created.mint_address),
+            "genesisAccount": str(created.genesis_account),
+        },
+    )
+
+
+async def _repeat_transient(call: Any) -> Any:
+    # A create whose answer was lost was never signed by us: it can never land, so
+    # asking again is safe. The journal is written only once an answer is in hand.
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(4),
+        wait=wait_random_exponential(multiplier=0.5, max=8),
+        retry=retry_if_exception(lambda e: isinstance(e, ServiceError) and e.transient),
+        reraise=True,
+    )
+    async for attempt in retrying:
+        with attempt:
+            return await call()
+    raise AssertionError("unreachable")
+
+
+# ── sign ────────────────────────────────────────────────────────────────────
+
+
+async def sign(ctx: LaunchContext, key: str) -> None:
+    """Add the creator's signature to each transaction; persist them before any send."""
+    record = await _record(ctx, key)
+    if record.state != "created" or record.current is None:
+        return
+    ctx.progress(key, "sign", f"{len(record.current.transactions)} transactions")
+    try:
+        signed = [sign_partial(raw, ctx.keypair) for raw in record.current.transactions]
+    except (SigningError, ValueError) as exc:
+        await ctx.journal.set_state(key, "failed", step="sign", message=str(exc), error=str(exc))
+        return
+    await ctx.journal.record_signed(
+        key,
+        record.current.number,
+        [bytes(t) for t in signed],
+        [str(t.signatures[0]) for t in signed],
+    )
+
+
+# ── submit ──────────────────────────────────────────────────────────────────
+
+
+async def submit(ctx: LaunchContext, key: str) -> None:
+    """Send in order, rebroadcasting the same bytes, until each has landed.
+
+    Raises `BlockhashExpired` when nothing landed and the blockhash is dead (the caller
+    creates again); re-signs a tail that only the creator signs; otherwise a partly
+    landed launch goes to `needs_attention`.
+    """
+    record = await _record(ctx, key)
+    if record.state not in ("signed", "submitting") or record.current is None:
+        return
+    attempt = record.current
+    assert attempt.signed is not None and attempt.signatures is not None
+    signed = list(attempt.signed)
+    signatures = list(attempt.signatures)
+    sends = [dict(s) for s in attempt.sends or [{"signature": s, "sent": 0} for s in signatures]]
+    for index in range(len(signed)):
+        deadline = sends[index].get("lastValidBlockHeight", attempt.last_valid_block_height)
+        landing = await _land(ctx, key, attempt, index, signed, sends, deadline)
+        if landing is not None and landing.err is None:
+            continue
+        if landing is not None:  # landed, and failed on chain
+            await _stop(
+                ctx,
+                key,
+                attempt,
+                index,
+                sends,
+                f"transaction {index + 1} failed on chain: {landing.err}",
+            )
+            return
+        # Expired: its blockhash is past and its signature is nowhere.
+        if index == 0:
+            await ctx.journal.record_outcome(
+                key,
+                attempt.number,
+                "expired",
+                state="expired",
+                error="blockhash expired before anything landed",
+            )
+            ctx.progress(key, "submit", "blockhash expired, nothing landed: creating again")
+            raise BlockhashExpired(key)
+        tail = signed[index:]
+        resigns = sum(1 for s in sends if s.get("replaced"))
+        if not all(only_ours(raw, ctx.wallet) for raw in tail) or resigns >= MAX_RESIGNS:
+            why = (
+                "the rest need the service's signatures"
+                if resigns < MAX_RESIGNS
+                else "re-signed too often"
+            )
+            await _stop(
+                ctx, key, attempt, index, sends, f"transactions {index + 1}.. expired; {why}"
+            )
+            return
+        blockhash, last_valid = await ctx.rpc.latest_blockhash()
+        for offset, raw in enumerate(tail):
+            position = index + offset
+            fresh = resign(raw, ctx.keypair, blockhash)
+            replaced = [*sends[position].get("replaced", []), signatures[position]]
+            signed[position] = bytes(fresh)
+            signatures[position] = str(fresh.signatures[0])
+            sends[position] = {
+                "signature": signatures[position],
+                "sent": 0,
+                "replaced": replaced,
+                "lastValidBlockHeight": last_valid,
+            }
+        await ctx.journal.record_sends(
+            key,
+            attempt.number,
+            sends,
+            state="submitting",
+            signed=signed,
+            signatures=signatures,
+            note=f"transactions {index + 1}..{len(signed)} expired after {index} landed: re-signed "
+            f"with a fresh blockhash",
+        )
+        ctx.progress(key, "submit", f"re-signed {len(tail)} expired transactions")
+        return await submit(ctx, key)
+    await ctx.journal.record_sends(key, attempt.number, sends, state="submitted", note="all landed")
+
+
+async def _land(
+    ctx: LaunchContext,
+    key: str,
+    attempt: Attempt,
+    index: int,
+    signed: list[bytes],
+    sends: list[dict[str, Any]],
+    last_valid: int,
+) -> Landing | None:
+    """Send transaction `index` (again) until it lands at `confirmed`, or expires (None)."""
+    signature = Signature.from_string(sends[index]["signature"])
+    [landing] = await ctx.rpc.statuses([signature])
+    if landing is not None and (landing.err or landing.reached("confirmed")):
+        return landing
+    total = len(signed)
+    if not sends[index]["sent"]:
+        sends[index]["sent"] = 1  # recorded before the first send: on resume we look first
+        await ctx.journal.record_sends(key, attempt.number, sends, state="submitting")
+    ctx.progress(key, "submit", f"transaction {index + 1}/{total}")
+    skip = ctx.profile.skip_preflight
+    last_send = 0.0
+    while True:
+        now = time.monotonic()
+        if now - last_send >= ctx.profile.rebroadcast_seconds:
+            try:
+                await ctx.rpc.send(signed[index], skip_preflight=skip)
+            except TransactionRejected as exc:
+                if not (exc.blockhash_not_found or exc.already_processed):
+                    raise
+            skip = True  # rebroadcasts: the same bytes, no second simulation
+            last_send = now
+            await ctx.renew(key)
+        await asyncio.sleep(ctx.profile.poll_seconds)
+        [landing] = await ctx.rpc.statuses([signature])
+        if landing is not None and (landing.err or landing.reached("confirmed")):
+            return landing
+        if landing is None and await ctx.rpc.block_height() > last_valid:
+            [landing] = await ctx.rpc.statuses([signature])  # provably dead, or not
+            if landing is None:
+                return None
+
+
+async def _stop(
+    ctx: LaunchContext,
+    key: str,
+    attempt: Attempt,
+    index: int,
+    sends: list[dict[str, Any]],
+    why: str,
+) -> None:
+    landed = [s["signature"] for s in sends[:index]]
+    missing = [s["signature"] for s in sends[index:]]
+    details = [
+        {
+            "landed": landed,
+            "notLanded": missing,
+            "mint": attempt.mint,
+            "genesisAccount": attempt.genesis,
+        }
+    ]
+    state = "needs_attention" if index > 0 else "failed"
+    await ctx.journal.record_outcome(
+        key,
+        attempt.number,
+        "partial" if index else "failed",
+        state=state,
+        error=why,
+        details=details,
+    )
+
+
+# ── confirm ─────────────────────────────────────────────────────────────────
+
+
+async def confirm(ctx: LaunchContext, key: str) -> None:
+    """Poll every signature, batched, until all reach the profile's commitment."""
+    record = await _record(ctx, key)
+    if record.state != "submitted" or record.current is None:
+        return
+    signatures = [Signature.from_string(s) for s in record.current.signatures or []]
+    ctx.progress(key, "confirm", f"{len(signatures)} signatures to {ctx.profile.commitment}")
+    while True:
+        landings = await ctx.rpc.statuses(signatures)
+        if any(landing is None for landing in landings):
+            # Rolled back with a fork: send again.
+            await ctx.journal.set_state(
+                key, "submitting", step="confirm", message="a transaction vanished"
+            )
+            return
+        if all(landing and landing.reached(ctx.profile.commitment) for landing in landings):
+            break
+        await asyncio.sleep(ctx.profile.poll_seconds)
+        await ctx.renew(key)
+    await ctx.journal.set_state(
+        key,
+        "confirmed",
+        step="confirm",
+        message=f"all {len(signatures)} at {ctx.profile.commitment}",
+    )
+
+
+# ── register ────────────────────────────────────────────────────────────────
+
+
+async def register(ctx: LaunchContext, key: str) -> None:
+    """POST /launches/register (idempotent). A 400 leaves the launch `register_failed`."""
+    record = await _record(ctx, key)
+    if record.state not in ("confirmed", "register_failed") or record.genesis is None:
+        return
+    ctx.progress(key, "register", f"genesis account {record.genesis}")
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(ctx.profile.create_attempts + 3),
+        wait=wait_random_exponential(multiplier=0.5, max=10),
+        # Register is idempotent: 500s are retried as well as the client's transient set.
+        retry=retry_if_exception(
+            lambda e: (
+                isinstance(e, ServiceError) and (e.transient or getattr(e, "status", 0) >= 500)
+            )
+        ),
+        reraise=True,
+    )
+    try:
+        async for attempt in retrying:
+            with attempt:
+                answer = await ctx.client.register_launch(record.genesis, _config(record))
+    except BadRequestError as exc:
+        await ctx.journal.set_state(
+            key,
+            "register_failed",
+            step="register",
+            message=str(exc),
+            error=str(exc),
+            details=exc.details,
+        )
+        return
+    except APIStatusError as exc:
+        if exc.transient or exc.status >= 500:
+            raise
+        await ctx.journal.set_state(
+            key,
+            "register_failed",
+            step="register",
+            message=str(exc),
+            error=str(exc),
+            details=exc.details,
+        )
+        return
+    await ctx.journal.record_registered(key, answer.to_json_echo())
+
+
+STEPS = {"create": create, "sign": sign, "submit": submit, "confirm": confirm, "register": register}
+
+__all__ = [
+    "STEPS",
+    "TERMINAL",
+    "BlockhashExpired",
+    "ChainError",
+    "confirm",
+    "create",
+    "next_step",
+    "register",
+    "sign",
+    "submit",
+]
