@@ -73,10 +73,7 @@ def _from_file(path: Path) -> Keypair:
 
 def _parse(text: str, where: str) -> Keypair:
     try:
-        if text.startswith("["):
-            raw = bytes(json.loads(text))
-        else:
-            raw = base58.b58decode(text)
+        raw = bytes(json.loads(text)) if text.startswith("[") else base58.b58decode(text)
         if len(raw) != 64:
             raise ValueError
         return Keypair.from_bytes(raw)

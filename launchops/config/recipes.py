@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from solders.pubkey import Pubkey
 
 from launchops.api.allocations import (
@@ -67,7 +67,7 @@ WITHDRAW_PENALTY = BpsCurve(
 class StrictModel(WireModel):
     """A part of a launch file: camelCase keys, and a typo is an error, not ignored."""
 
-    model_config = {"extra": "forbid"}
+    model_config = ConfigDict(extra="forbid")
 
 
 class Duration(StrictModel):
