@@ -357,12 +357,9 @@ def _check_rules(
     allocated = sum(base_units(b.supply, config.decimals) for b in config.buckets())
     total = config.supply * 10**config.decimals
     if config.finalize and allocated != total:
-        reader.problem(
-            form,
-            f"a finalized launch must allocate its whole supply: {allocated / 10**config.decimals:g} "
-            f"of {config.supply} tokens allocated",
-            (form,),
-        )
+        got = allocated / 10**config.decimals
+        message = f"a finalized launch must allocate its whole supply: {got:g} of {config.supply}"
+        reader.problem(form, f"{message} tokens allocated", (form,))
     for index, allocation in enumerate(config.allocations):
         where = (form, index) if form == "allocations" else (form,)
         settings: Any = None
