@@ -1,1 +1,26 @@
 """Prefect tasks, one module per step, each thin over plain functions of launchops."""
+
+from tasks.confirm import confirm_step
+from tasks.create import create_step
+from tasks.register import register_step
+from tasks.sign import sign_step
+from tasks.submit import submit_step
+from tasks.validate import validate_step
+
+STEP_TASKS = {
+    "create": create_step,
+    "sign": sign_step,
+    "submit": submit_step,
+    "confirm": confirm_step,
+    "register": register_step,
+}
+
+__all__ = [
+    "STEP_TASKS",
+    "confirm_step",
+    "create_step",
+    "register_step",
+    "sign_step",
+    "submit_step",
+    "validate_step",
+]

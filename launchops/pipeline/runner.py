@@ -5,6 +5,7 @@ Also the validate step, the dry run and the result summary, which both drivers s
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,8 +67,20 @@ def recreate_policy(profile: Profile) -> AsyncRetrying:
     )
 
 
-async def run_launch(ctx: LaunchContext, key: str) -> LaunchRecord:
-    """Run the launch from wherever its journal says it is, to a terminal state."""
+StepCaller = Callable[[str, LaunchContext, str], Awaitable[None]]
+
+
+async def call_step(step: str, ctx: LaunchContext, key: str) -> None:
+    """The plain driver: call the step function itself."""
+    await STEPS[step](ctx, key)
+
+
+async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step) -> LaunchRecord:
+    """Run the launch from wherever its journal says it is, to a terminal state.
+
+    `call` runs one step: `call_step` here; the Prefect flow passes one that runs the
+    step's task. The state machine (`next_step`) and the retry policy stay in one place.
+    """
     if not await ctx.acquire(key):
         record = await ctx.journal.get(key)
         owner = record.lease_owner if record else "?"
@@ -83,7 +96,7 @@ async def run_launch(ctx: LaunchContext, key: str) -> LaunchRecord:
                     step = next_step(record.state)
                     if step is None:
                         break
-                    await STEPS[step](ctx, key)
+                    await call(step, ctx, key)
                     await ctx.renew(key)
     finally:
         await ctx.release(key)

@@ -1,0 +1,17 @@
+"""The validate step as a Prefect task: parse and check the file, record it in the journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from launchops.pipeline.runner import validate
+from tasks.context import context
+
+
+@task(name="validate", cache_policy=NO_CACHE, persist_result=False)
+async def validate_step(context_name: str, path: str, replace: bool = False) -> str:
+    record = await validate(context(context_name), Path(path), replace=replace)
+    return record.key
