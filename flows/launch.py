@@ -12,6 +12,7 @@ from typing import Any
 
 from prefect import flow
 
+from launchops.api.errors import LaunchOpsError
 from launchops.config.profiles import load_profile
 from launchops.pipeline.context import LaunchContext, open_context
 from launchops.pipeline.runner import run_launch, summary
@@ -22,13 +23,21 @@ from tasks.secrets import secret_keypair
 
 @flow(name="launch", log_prints=False)
 async def launch_flow(
-    path: str, profile: str = "sandbox", replace: bool = False, profiles_file: str | None = None
+    path: str | None = None,
+    key: str | None = None,
+    profile: str = "sandbox",
+    replace: bool = False,
+    profiles_file: str | None = None,
 ) -> dict[str, Any]:
+    """Launch the file at `path`, or resume the launch `key` from the journal."""
     settings = load_profile(profile, profiles_file=_path(profiles_file))
     async with open_context(settings, progress=progress, resolver=secret_keypair) as ctx:
         name = register(ctx)
         try:
-            key = await validate_step(name, path, replace)
+            if path is not None:
+                key = await validate_step(name, path, replace)
+            if key is None or await ctx.journal.get(key) is None:
+                raise LaunchOpsError(f"no launch {key!r} in the journal of profile {profile}")
 
             async def call_task(step: str, _: LaunchContext, launch_key: str) -> None:
                 await STEP_TASKS[step](name, launch_key)

@@ -1,8 +1,4 @@
-"""The `launchops` command line (typer + rich).
-
-Imports of the client, pydantic models, solders, Prefect and FastAPI happen inside the
-commands that need them, so `launchops --help` starts fast.
-"""
+"""`launchops agents ...` and `launchops tokens ...`: read the service."""
 
 from __future__ import annotations
 
@@ -14,9 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from launchops import __version__
-from launchops.sandbox import cli as sandbox_cli
-
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -25,18 +18,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 DEFAULT_BASE_URL = "http://127.0.0.1:8899/v1"
 
-app = typer.Typer(
-    name="launchops",
-    help="Token launches on Solana from YAML files, resumable at every step.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 agents_app = typer.Typer(help="List and search agents, read their cards.", no_args_is_help=True)
 tokens_app = typer.Typer(help="Look up tokens and their launches.", no_args_is_help=True)
-app.add_typer(agents_app, name="agents")
-app.add_typer(tokens_app, name="tokens")
-app.add_typer(sandbox_cli.app, name="sandbox")
 
 BaseUrl = Annotated[
     str,
@@ -59,21 +42,6 @@ NetworkOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"launchops {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
-    ] = False,
-) -> None:
-    """Token launches on Solana from YAML files, resumable at every step."""
-
-
 # ── plumbing ────────────────────────────────────────────────────────────────
 
 
@@ -84,7 +52,7 @@ def console(stderr: bool = False) -> Console:
 
 
 @contextmanager
-def _user_errors(base_url: str | None = None) -> Iterator[None]:
+def user_errors(base_url: str | None = None) -> Iterator[None]:
     """Turn the library's errors into one clear line and exit code 1, never a traceback."""
     from launchops.api.errors import InvalidInputError, LaunchOpsError, NetworkError
 
@@ -180,7 +148,7 @@ def agents_list(
         footer = f"page {result.page} of {result.total_pages} · {result.total} agents"
         return result.agents, footer
 
-    with _user_errors(base_url):
+    with user_errors(base_url):
         agents, footer = _run_with_client(base_url, network, work)
     if as_json:
         _print_json([a.to_json_echo() for a in agents])
@@ -211,7 +179,7 @@ def agents_card(
     as_json: JsonOpt = False,
 ) -> None:
     """Print an agent's A2A card."""
-    with _user_errors(base_url):
+    with user_errors(base_url):
         card = _run_with_client(base_url, network, lambda c: c.get_agent_card(address))
     if as_json:
         _print_json(card.to_json_echo())
@@ -241,7 +209,7 @@ def tokens_get(
     as_json: JsonOpt = False,
 ) -> None:
     """Show a token and every launch of it."""
-    with _user_errors(base_url):
+    with user_errors(base_url):
         data = _run_with_client(base_url, network, lambda c: c.get_token(mint))
     if as_json:
         _print_json(data.to_json_echo())
@@ -266,11 +234,3 @@ def tokens_get(
             launch.launch_page,
         )
     console().print(table)
-
-
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,46 @@
+"""The `launchops` command line (typer + rich).
+
+The client, models, solders, Prefect and FastAPI load inside the commands that need them,
+so `launchops --help` starts fast.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from launchops import __version__
+from launchops.cli import launches, service
+from launchops.sandbox import cli as sandbox_cli
+
+app = typer.Typer(
+    name="launchops",
+    help="Token launches on Solana from YAML files, resumable at every step.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(service.agents_app, name="agents")
+app.add_typer(service.tokens_app, name="tokens")
+app.add_typer(sandbox_cli.app, name="sandbox")
+launches.install(app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"launchops {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Token launches on Solana from YAML files, resumable at every step."""
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,3 @@
+from launchops.cli import main
+
+main()
