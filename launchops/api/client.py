@@ -65,7 +65,7 @@ __all__ = [
     "ServiceClient",
 ]
 
-USER_AGENT = f"launchops/{__version__} (+https://github.com/launchops/launchops)"
+USER_AGENT = f"launchops/{__version__} (python-httpx)"
 M = TypeVar("M", bound=pydantic.BaseModel)
 P = ParamSpec("P")
 R = TypeVar("R")

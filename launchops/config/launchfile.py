@@ -325,11 +325,10 @@ def load_launch_file(
 
 
 def launch_files(target: Path) -> list[Path]:
-    """A file, or every launch file (*.yaml, *.yml) below a folder, in a stable order."""
+    """A file, or every launch file (*.yaml, *.yml but profiles.yaml) below a folder, sorted."""
     if target.is_dir():
-        return sorted(
-            p for p in target.rglob("*") if p.suffix in LAUNCH_FILE_SUFFIXES and p.is_file()
-        )
+        found = (p for p in target.rglob("*") if p.suffix in LAUNCH_FILE_SUFFIXES and p.is_file())
+        return sorted(p for p in found if p.stem != "profiles")
     return [target]
 
 

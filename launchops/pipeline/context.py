@@ -108,7 +108,7 @@ async def open_context(
     )
     rpc = ChainRpc(profile.rpc_url, timeout=profile.timeout_seconds)
     try:
-        if profile.embedded_sandbox:
+        if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
         yield LaunchContext(
             profile, client, rpc, journal, keypair, progress, lease_seconds=lease_seconds

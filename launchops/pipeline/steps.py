@@ -87,8 +87,8 @@ async def create(ctx: LaunchContext, key: str) -> None:
             lambda: ctx.client.create_launch(ctx.wallet, _config(record))
         )
     except APIStatusError as exc:
-        if exc.transient:
-            raise
+        if exc.transient or exc.status >= 500:
+            raise  # still `validated`: a re-run creates again, nothing was signed
         # The service refused the launch itself: nothing was signed, nothing can land.
         await ctx.journal.set_state(
             key, "failed", step="create", message=str(exc), error=str(exc), details=exc.details

@@ -122,8 +122,10 @@ def build_app(service: SandboxService) -> FastAPI:
         refusal = service.injector.refusal(name, faults.api_error_rate)
         if refusal is not None:
             service.stats.refused[name] += 1
-            if refusal == 500:
-                return envelope(500, FAILURE_TEXT.get(name, "Internal server error"))
+            if refusal >= 500 and refusal not in (503,):
+                return envelope(refusal, FAILURE_TEXT.get(name, "Internal server error"))
+            if refusal not in (429, 503):
+                return envelope(refusal, "Injected failure", [{"path": [], "message": "fail_next"}])
             headers = {"Retry-After": "1"} if refusal == 429 else {}
             text = "Too many requests" if refusal == 429 else "Service unavailable"
             response = envelope(refusal, text)

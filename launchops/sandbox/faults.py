@@ -20,6 +20,7 @@ class Faults(BaseModel):
     api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")
     error_status: Literal[429, 503, "mixed"] = "mixed"
     latency_ms: int = Field(0, ge=0, le=60_000, description="added to every answer")
+    fail_status: int = Field(500, ge=400, le=599, description="the status fail_next answers")
     fail_next: dict[str, int] = Field(
         default_factory=dict,
         description="answer the next N calls of an endpoint or RPC method with 500, "
@@ -39,7 +40,7 @@ class FaultInjector:
             left = dict(self.faults.fail_next)
             left[name] = remaining - 1
             self.faults.fail_next = {k: v for k, v in left.items() if v > 0}
-            return 500
+            return self.faults.fail_status
         if rate > 0 and self.rng.random() < rate:
             status = self.faults.error_status
             if status == "mixed":
