@@ -1,1 +1,37 @@
 pytest_plugins = ["launchops.sandbox.pytest_plugin"]
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh database on the machine's PostgreSQL for this session, dropped after it."""
+    import psycopg
+
+    name = f"launchops_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+        admin.execute(f'create database "{name}"')
+    try:
+        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+            admin.execute(f'drop database if exists "{name}" with (force)')
+
+
+@pytest.fixture(scope="session")
+def prefect_server(tmp_path_factory) -> Iterator[None]:
+    """One Prefect test server for the session (~7 s to start), with its own PREFECT_HOME."""
+    import os
+
+    os.environ["PREFECT_HOME"] = str(tmp_path_factory.mktemp("prefect-home"))
+    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        yield

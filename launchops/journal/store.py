@@ -368,6 +368,20 @@ class Journal:
             )
             return result.rowcount == 1
 
+    async def take_over(self, key: str, dead: str, owner: str, ttl: float) -> bool:
+        """Take the lease of a worker known to be dead, if it still holds it (atomic)."""
+        async with self.session.begin() as session:
+            result = await session.execute(
+                update(LaunchRow)
+                .where(LaunchRow.key == key, LaunchRow.lease_owner == dead)
+                .values(lease_owner=owner, lease_expires=now() + timedelta(seconds=ttl))
+            )
+            if result.rowcount == 1:
+                session.add(
+                    EventRow(key=key, at=now(), step="lease", message=f"took over from {dead}")
+                )
+            return result.rowcount == 1
+
     async def release(self, key: str, owner: str) -> None:
         async with self.session.begin() as session:
             await session.execute(

@@ -59,6 +59,12 @@ class LaunchContext:
 
     async def acquire(self, key: str) -> bool:
         taken = await self.journal.acquire(key, self.owner, self.lease_seconds)
+        if not taken:
+            # A worker on this machine that died (kill -9) need not be waited out.
+            record = await self.journal.get(key)
+            holder = record.lease_owner if record else None
+            if holder and _dead_here(holder):
+                taken = await self.journal.take_over(key, holder, self.owner, self.lease_seconds)
         if taken:
             self._renewed[key] = time.monotonic()
         return taken
@@ -73,6 +79,21 @@ class LaunchContext:
     async def release(self, key: str) -> None:
         self._renewed.pop(key, None)
         await self.journal.release(key, self.owner)
+
+
+def _dead_here(owner: str) -> bool:
+    """Whether a lease owner (`host:pid:nonce`) is a process of this machine that is gone."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 class LeaseLost(Exception):

@@ -113,13 +113,20 @@ async def _repeat_transient(call: Any) -> Any:
     retrying = AsyncRetrying(
         stop=stop_after_attempt(4),
         wait=wait_random_exponential(multiplier=0.5, max=8),
-        retry=retry_if_exception(lambda e: isinstance(e, ServiceError) and e.transient),
+        retry=retry_if_exception(_worth_repeating),
         reraise=True,
     )
     async for attempt in retrying:
         with attempt:
             return await call()
     raise AssertionError("unreachable")
+
+
+def _worth_repeating(error: BaseException) -> bool:
+    """Transient failures and any 5xx: the service may answer next time."""
+    return isinstance(error, ServiceError) and (
+        error.transient or getattr(error, "status", 0) >= 500
+    )
 
 
 # ── sign ────────────────────────────────────────────────────────────────────

@@ -1,0 +1,220 @@
+"""Launch files: the three forms compile to the spec's launch, and every broken rule is
+reported with its file, line, field and rule, without a network call or a traceback."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import yaml
+from solders.keypair import Keypair
+
+from launchops.api.errors import LaunchFileError
+from launchops.api.fields import Network
+from launchops.config.launchfile import launch_files, load_launch_file, schema
+from tests.support.pipeline import RECIPIENT, future, launch_document, write_launch
+
+ROOT = Path(__file__).resolve().parents[2]
+WALLET = Keypair().pubkey()
+
+
+def load(path: Path, **kw):
+    kw.setdefault("wallet", WALLET)
+    kw.setdefault("now", datetime.now(UTC))
+    return load_launch_file(path, **kw)
+
+
+def problems(path: Path, **kw) -> list[str]:
+    with pytest.raises(LaunchFileError) as caught:
+        load(path, **kw)
+    return [str(p) for p in caught.value.file_problems]
+
+
+def write_text(tmp_path: Path, text: str, name: str = "launch.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_the_launchpool_recipe_compiles_like_the_js_client(tmp_path):
+    plan = load(write_launch(tmp_path, key="lp-1"))
+    config = plan.config
+    assert plan.key == "lp-1" and config.type == "launchpool" and config.public_key == WALLET
+    assert [(a.type, a.name, a.supply) for a in config.allocations] == [
+        ("launchpoolV2", "Launchpool", 500_000_000),
+        ("lockedV2", "Team", 50_000_000),
+        ("unlockedV2", "Creator Allocation", 200_000_000),
+    ]
+    pool = config.allocations[0].launchpool_v2
+    assert (
+        pool.deposit_end_condition.timestamp - pool.deposit_start_condition.timestamp
+    ).total_seconds() == 48 * 3600
+    [unlocked, lp] = pool.fund_flows
+    assert (unlocked.percentage_bps, lp.percentage_bps, lp.supply) == (5000, 5000, 250_000_000)
+    assert str(unlocked.recipient) == RECIPIENT
+    assert pool.claim_start_condition.bucket_time == "Graduate"
+    total = sum(b.supply for b in config.buckets())
+    assert total == config.supply == 1_000_000_000 and config.decimals == 6
+
+
+def test_the_presale_recipe_and_raw_allocations(tmp_path):
+    presale = load(write_launch(tmp_path, "p.yaml", form="presale")).config
+    assert [a.type for a in presale.allocations] == ["presaleV2", "unlockedV2"]
+    assert presale.allocations[0].presale_v2.funds_recipient == WALLET
+    raw = load(write_launch(tmp_path, "r.yaml", form="raw", network="solana-devnet")).config
+    assert (raw.decimals, raw.supply, raw.network) == (9, 1_000_000, Network.DEVNET)
+    assert [a.type for a in raw.allocations] == ["presaleV2", "raydiumV2", "unlockedV2"]
+
+
+def test_the_key_is_the_id_or_a_stable_hash(tmp_path):
+    first = load(write_launch(tmp_path, "a.yaml"))
+    again = load(write_launch(tmp_path, "b.yaml"))
+    assert first.key == again.key and first.key.startswith("h-")
+    other_network = load(write_launch(tmp_path, "c.yaml", network="solana-devnet"))
+    assert other_network.key != first.key and other_network.config_hash != first.config_hash
+
+
+def test_environment_variables_expand(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAUNCH_NAME", "From The Env")
+    path = write_launch(
+        tmp_path, filename="env.yaml", **{"name": "${LAUNCH_NAME}", "symbol": "${SYM:-ENV}"}
+    )
+    config = load(path).config
+    assert (config.name, config.symbol) == ("From The Env", "ENV")
+    path = write_launch(tmp_path, filename="missing.yaml", description="${NOT_SET_ANYWHERE}")
+    assert problems(path) == [
+        f"{path}:4: description: uses ${{NOT_SET_ANYWHERE}}, which is not set"
+    ]
+
+
+def test_each_rule_is_reported_with_file_line_and_field(tmp_path):
+    document = launch_document()
+    document["name"] = "x" * 40
+    document["image"] = "ftp://nope"
+    document["launchpool"]["raiseGoal"] = -1
+    document["launchpool"]["raydiumLiquidityBps"] = 100
+    document["launchpool"]["fundsRecipient"] = "0OIl"
+    document["launchpool"]["lockedAllocations"][0]["vestingDuration"]["unit"] = "FORTNIGHT"
+    document["launchpool"]["tokenAllocaton"] = 5
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    lines = path.read_text().splitlines()
+
+    def line_of(text: str) -> int:
+        return next(i for i, line in enumerate(lines, 1) if text in line)
+
+    found = problems(path)
+    assert f"{path}:{line_of('name:')}: name: must be 1 to 32 characters (got 40)" in found
+    assert (
+        f"{path}:{line_of('image:')}: image: must be an http(s) URL, e.g. https://gateway.irys.xyz/<id>"
+        in found
+    )
+    assert (
+        f"{path}:{line_of('raiseGoal')}: launchpool.raiseGoal: must be greater than 0 (got -1)"
+        in found
+    )
+    assert any(
+        p.startswith(f"{path}:{line_of('raydiumLiquidityBps')}: launchpool.raydiumLiquidityBps:")
+        for p in found
+    )
+    assert any(
+        f"{path}:{line_of('fundsRecipient')}: launchpool.fundsRecipient: must be a base58" in p
+        for p in found
+    )
+    assert any(
+        "launchpool.lockedAllocations[0].vestingDuration.unit: must be 'SECOND'" in p for p in found
+    )
+    assert (
+        f"{path}:{line_of('tokenAllocaton')}: launchpool.tokenAllocaton: is not a known field"
+        in found
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "must be a mapping of launch fields, not empty"),
+        ("- a\n- b\n", "must be a mapping of launch fields, not a list"),
+        ("just words", "must be a mapping of launch fields, not a str"),
+        ("name: [unclosed\n", "is not valid YAML"),
+        ("{1: 2}", "every key must be text"),
+    ],
+)
+def test_files_that_are_not_launches(tmp_path, text, expected):
+    [found] = problems(write_text(tmp_path, text))
+    assert expected in found and "(file)" in found
+
+
+def test_binary_junk_and_unreadable_files(tmp_path):
+    junk = tmp_path / "junk.yaml"
+    junk.write_bytes(bytes(range(256)) * 4)
+    assert problems(junk) == [f"{junk}: (file): is not UTF-8 text"]
+    missing = tmp_path / "nope.yaml"
+    assert "cannot be read" in problems(missing)[0]
+
+
+def test_the_launch_needs_exactly_one_form(tmp_path):
+    document = launch_document()
+    document["presale"] = launch_document("presale")["presale"]
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump(document))
+    assert any(
+        "give exactly one of launchpool:, presale: or allocations:" in p for p in problems(path)
+    )
+
+
+def test_common_sense_rules(tmp_path):
+    document = launch_document("presale")
+    document["presale"]["depositEndTime"] = document["presale"]["depositStartTime"]
+    path = tmp_path / "times.yaml"
+    path.write_text(yaml.safe_dump(document))
+    assert any("the deposit window must end after it starts" in p for p in problems(path))
+    past = write_launch(tmp_path, "past.yaml")
+    text = past.read_text()
+    start = yaml.safe_load(text)["launchpool"]["depositStartTime"]
+    past.write_text(text.replace(start, "2020-01-01T00:00:00Z"))
+    assert any("is in the past" in p for p in problems(past))
+    assert load(past, now=None).key  # a resumed launch is not held to it
+    raw = launch_document("raw")
+    raw["allocations"][2]["supply"] = 100
+    path = tmp_path / "whole.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    assert any("must allocate its whole supply: 800100 of 1000000" in p for p in problems(path))
+    vesting = launch_document()
+    vesting["launchpool"]["lockedAllocations"][0]["vestingStartTime"] = future(30.5)
+    path = tmp_path / "vesting.yaml"
+    path.write_text(yaml.safe_dump(vesting))
+    assert any("vesting of 'Team' starts before deposits end" in p for p in problems(path))
+
+
+def test_wallet_and_network_must_agree_with_the_profile(tmp_path):
+    other = str(Keypair().pubkey())
+    path = write_launch(tmp_path, wallet=other, network="solana-devnet")
+    found = problems(path, network=Network.MAINNET, pinned_network=True)
+    assert any(f"wallet: is {other}, but the profile's key is {WALLET}" in p for p in found)
+    assert any(
+        "network: is solana-devnet, but the profile sends to solana-mainnet" in p for p in found
+    )
+
+
+def test_unknown_fields_in_raw_allocations_are_flagged(tmp_path):
+    raw = launch_document("raw")
+    raw["allocations"][1]["raydiumV2"] = {"fee": 1}
+    raw["allocations"][0]["supplyy"] = 3
+    path = tmp_path / "raw.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    found = problems(path)
+    assert any("allocations[1].raydiumV2.fee: is not a known field" in p for p in found)
+    assert any("allocations[0].supplyy: is not a known field" in p for p in found)
+
+
+def test_the_examples_validate_and_the_schema_is_current():
+    assert len(launch_files(ROOT / "configs")) == 6  # profiles.yaml is not a launch file
+    for path in launch_files(ROOT / "configs"):
+        assert load(path).key
+    committed = json.loads((ROOT / "configs" / "launch.schema.json").read_text())
+    assert committed == json.loads(json.dumps(schema())), (
+        "run: launchops schema --out configs/launch.schema.json"
+    )

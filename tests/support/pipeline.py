@@ -1,0 +1,155 @@
+"""Launch files, profiles and contexts for pipeline tests against a running sandbox."""
+
+from __future__ import annotations
+
+import os
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from launchops.config.profiles import Profile, load_profile
+from launchops.pipeline.context import open_context
+
+RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
+
+
+def future(days: float) -> str:
+    return (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def launch_document(
+    form: str = "launchpool", key: str | None = None, **changes: Any
+) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "name": "Pipeline Token",
+        "symbol": "PIPE",
+        "image": "https://gateway.irys.xyz/pipeline",
+        "description": "A launch made by the test suite.",
+    }
+    if key:
+        base["id"] = key
+    if form == "launchpool":
+        base["launchpool"] = {
+            "tokenAllocation": 500_000_000,
+            "depositStartTime": future(30),
+            "raiseGoal": 250,
+            "raydiumLiquidityBps": 5000,
+            "fundsRecipient": RECIPIENT,
+            "lockedAllocations": [
+                {
+                    "name": "Team",
+                    "recipient": RECIPIENT,
+                    "tokenAmount": 50_000_000,
+                    "vestingStartTime": future(33),
+                    "vestingDuration": {"value": 1, "unit": "YEAR"},
+                    "unlockSchedule": "MONTH",
+                }
+            ],
+        }
+    elif form == "presale":
+        base["presale"] = {
+            "tokenAllocation": 300_000_000,
+            "quoteCap": 1000,
+            "depositStartTime": future(30),
+            "depositEndTime": future(31),
+            "claimStartTime": future(32),
+        }
+    else:
+        base.update(
+            type="presale",
+            decimals=9,
+            supply=1_000_000,
+            allocations=[
+                {
+                    "type": "presaleV2",
+                    "name": "Presale",
+                    "supply": 600_000,
+                    "presaleV2": {
+                        "allocationQuoteTokenCap": 100,
+                        "depositStartCondition": {"type": "TimeAbsolute", "timestamp": future(30)},
+                        "depositEndCondition": {"type": "TimeAbsolute", "timestamp": future(31)},
+                        "claimStartCondition": {"type": "TimeAbsolute", "timestamp": future(31)},
+                        "claimEndCondition": {"type": "Never"},
+                    },
+                },
+                {"type": "raydiumV2", "name": "Liquidity", "supply": 200_000, "raydiumV2": {}},
+                {
+                    "type": "unlockedV2",
+                    "name": "Treasury",
+                    "supply": 200_000,
+                    "unlockedV2": {
+                        "recipient": RECIPIENT,
+                        "claimStartCondition": {"type": "Always"},
+                        "claimEndCondition": {"type": "Never"},
+                    },
+                },
+            ],
+        )
+    base.update(changes)
+    return base
+
+
+def write_launch(
+    folder: Path,
+    filename: str = "launch.yaml",
+    form: str = "launchpool",
+    key: str | None = None,
+    **changes: Any,
+) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / filename
+    path.write_text(yaml.safe_dump(launch_document(form, key, **changes), sort_keys=False))
+    return path
+
+
+def profile_env(sandbox: Any, state: Path, **extra: str) -> dict[str, str]:
+    """Environment for a `launchops` subprocess aimed at `sandbox`."""
+    return {
+        **os.environ,
+        "LAUNCHOPS_HOME": str(state),
+        "LAUNCHOPS_BASE_URL": sandbox.base_url,
+        "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
+        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+        "LAUNCHOPS_POLL_SECONDS": "0.02",
+        "LAUNCHOPS_REBROADCAST_SECONDS": "0.3",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        **extra,
+    }
+
+
+def profile_for(sandbox: Any, state: Path, **overrides: Any) -> Profile:
+    values: dict[str, Any] = {
+        "base_url": sandbox.base_url,
+        "rpc_url": sandbox.rpc_url,
+        "embedded_sandbox": False,
+        "state_dir": state,
+        "poll_seconds": 0.02,
+        "rebroadcast_seconds": 0.3,
+    }
+    values.update(overrides)
+    return load_profile("sandbox", **values)
+
+
+@asynccontextmanager
+async def context_for(sandbox: Any, state: Path, lease_seconds: float = 60.0, **overrides: Any):
+    async with open_context(
+        profile_for(sandbox, state, **overrides), lease_seconds=lease_seconds
+    ) as ctx:
+        yield ctx
+
+
+def stats(sandbox: Any) -> dict[str, Any]:
+    return httpx.get(f"{sandbox.url}/_sandbox/stats").json()
+
+
+def set_faults(sandbox: Any, **faults: Any) -> None:
+    answer = httpx.put(f"{sandbox.url}/_sandbox/faults", json=faults)
+    assert answer.status_code == 200, answer.text
+
+
+def advance(sandbox: Any, slots: int) -> None:
+    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).raise_for_status()
