@@ -1,9 +1,11 @@
-pytest_plugins = ["launchops.sandbox.pytest_plugin"]
+"""Shared fixtures: the sandbox (plugin), a PostgreSQL database, a Prefect test server."""
 
 import uuid
 from collections.abc import Iterator
 
 import pytest
+
+pytest_plugins = ["launchops.sandbox.pytest_plugin"]
 
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 
