@@ -13,6 +13,7 @@ from fastapi import Body, FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from solders.pubkey import Pubkey
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 from launchops.api.fields import Network, clean_loc, error_message
@@ -100,6 +101,10 @@ def build_app(service: SandboxService) -> FastAPI:
     @app.exception_handler(404)
     async def not_found(request: Request, exc: Exception) -> JSONResponse:
         return envelope(404, "Not found")
+
+    @app.exception_handler(ClientDisconnect)
+    async def gone(request: Request, exc: ClientDisconnect) -> Response:
+        return Response(status_code=499)
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, exc: Exception) -> JSONResponse:
@@ -295,6 +300,8 @@ def build_app(service: SandboxService) -> FastAPI:
     async def rpc(request: Request) -> Response:
         try:
             payload = json.loads(await request.body())
+        except ClientDisconnect:
+            return Response(status_code=499)  # the caller is gone (killed mid-request)
         except ValueError:
             return JSONResponse(_rpc_error(None, RpcError(-32700, "Parse error")))
         calls = payload if isinstance(payload, list) else [payload]

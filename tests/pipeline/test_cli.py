@@ -1,0 +1,120 @@
+"""`launchops validate | launch | resume | status` as a user runs them, in subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from tests.support.pipeline import launch_document, profile_env, stats, write_launch
+
+
+def run(env, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "launchops.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture
+def env(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory()
+    return sandbox, profile_env(sandbox, tmp_path / "home")
+
+
+def test_validate_reports_file_line_field_and_exits_1(env, tmp_path):
+    _, environment = env
+    good = write_launch(tmp_path / "launches", "good.yaml")
+    bad = launch_document()
+    bad["symbol"] = "MUCHTOOLONGSYMBOL"
+    (tmp_path / "launches" / "bad.yaml").write_text(yaml.safe_dump(bad, sort_keys=False))
+    (tmp_path / "launches" / "junk.yaml").write_bytes(b"\x00\xff" * 50)
+    result = run(environment, "validate", str(tmp_path / "launches"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"ok  {good}" in result.stdout
+    assert (
+        f"{tmp_path / 'launches' / 'bad.yaml'}:2: symbol: must be 1 to 10 characters (got 17)"
+        in result.stderr
+    )
+    assert f"{tmp_path / 'launches' / 'junk.yaml'}: (file): is not UTF-8 text" in result.stderr
+    assert "1 valid, 2 invalid" in result.stderr
+    as_json = json.loads(run(environment, "validate", str(good), "--json").stdout)
+    assert as_json[0]["ok"] is True and as_json[0]["key"].startswith("h-")
+
+
+def test_launch_writes_its_result_and_a_rerun_reports_it(env, tmp_path):
+    sandbox, environment = env
+    path = write_launch(tmp_path, key="cli-launch")
+    first = run(environment, "launch", str(path), "--no-prefect", "--json")
+    assert first.returncode == 0, first.stderr
+    result = json.loads(first.stdout)
+    assert result["state"] == "registered" and result["launchPage"].startswith(sandbox.url)
+    written = tmp_path / "home" / "sandbox" / "results" / "cli-launch.json"
+    assert json.loads(written.read_text()) == result
+    again = run(environment, "launch", str(path), "--no-prefect")
+    assert again.returncode == 0 and "cli-launch: launched" in again.stdout
+    assert stats(sandbox)["api"]["POST /v1/launches/create"] == 1
+    listed = json.loads(run(environment, "status", "--json").stdout)
+    assert [(r["key"], r["state"]) for r in listed] == [("cli-launch", "registered")]
+    detail = json.loads(run(environment, "status", "cli-launch", "--json").stdout)
+    steps = [e["step"] for e in detail["events"]]
+    assert steps == ["validate", "create", "sign", "submit", "confirm", "register"]
+    resumed = run(environment, "resume", "cli-launch", "--no-prefect", "--json")
+    assert json.loads(resumed.stdout)["state"] == "registered"
+
+
+def test_a_launch_that_fails_exits_1_with_the_reason(env, tmp_path):
+    sandbox, environment = env
+    import httpx
+
+    httpx.put(
+        f"{sandbox.url}/_sandbox/faults",
+        json={"fail_status": 400, "fail_next": {"POST /v1/launches/register": 1}},
+    )
+    result = run(environment, "launch", str(write_launch(tmp_path, key="cli-400")), "--no-prefect")
+    assert result.returncode == 1
+    assert "register_failed" in result.stdout and "400 Injected failure" in result.stdout
+
+
+def test_mainnet_refuses_to_send_without_yes(env, tmp_path):
+    _, environment = env
+    result = run(environment, "launch", str(write_launch(tmp_path)), "--profile", "mainnet")
+    assert result.returncode == 2 and "add --yes" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_dry_run_simulates_and_keeps_nothing(env, tmp_path):
+    sandbox, environment = env
+    result = run(
+        environment, "launch", str(write_launch(tmp_path, key="dry")), "--dry-run", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["simulations"][0]["err"] is None and len(report["simulations"]) == 2
+    assert stats(sandbox)["rpc"].get("sendTransaction", 0) == 0
+    assert json.loads(run(environment, "status", "--json").stdout) == []
+
+
+def test_unknown_resume_key_and_missing_file(env, tmp_path):
+    _, environment = env
+    missing = run(environment, "resume", "nope", "--no-prefect")
+    assert missing.returncode == 2 and "no launch 'nope'" in missing.stderr
+    no_file = run(environment, "launch", str(tmp_path / "absent.yaml"), "--no-prefect")
+    assert no_file.returncode == 2 and "no such launch file" in no_file.stderr
+
+
+def test_launch_through_prefect(env, tmp_path, prefect_server):
+    from prefect.settings import PREFECT_API_URL
+
+    sandbox, environment = env
+    environment = {**environment, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    result = run(environment, "launch", str(write_launch(tmp_path, key="cli-prefect")), "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)["state"] == "registered"
+    assert stats(sandbox)["launches"]["registered"] == 1
