@@ -219,16 +219,19 @@ def _launch(
             from tasks.context import listen
 
             listen(listener)
-            return _run(
-                launch_flow(
-                    path=str(file) if file else None,
-                    key=key,
-                    profile=profile,
-                    replace=replace,
-                    profiles_file=str(profiles) if profiles else None,
-                )
+            flow_run = launch_flow(
+                path=str(file) if file else None,
+                key=key,
+                profile=profile,
+                replace=replace,
+                profiles_file=str(profiles) if profiles else None,
             )
-        return _run(_plain(settings, file, key, replace, listener))
+            result: dict[str, Any] = _run(flow_run)
+        else:
+            result = _run(_plain(settings, file, key, replace, listener))
+        if board is not None:
+            board.finish(result["state"])
+    return result
 
 
 async def _plain(
@@ -335,6 +338,15 @@ class _Board:
             self.note = message
         if self._live is not None:
             self._live.update(self._render())
+
+    def finish(self, state: str) -> None:
+        for step in STEP_NAMES:
+            if state == "registered":
+                self.status[step] = "done"
+            elif self.status[step] == "running":
+                self.status[step] = "failed"
+        if self._live is not None:
+            self._live.update(self._render(), refresh=True)
 
     def _render(self) -> Any:
         from rich.table import Table
