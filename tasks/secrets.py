@@ -6,4 +6,6 @@ from __future__ import annotations
 def secret_keypair(name: str) -> str:
     from prefect.blocks.system import Secret
 
-    return str(Secret.load(name).get())
+    # `load` dispatches to its async twin inside a running loop; the key loader is sync.
+    secret = Secret.load(name, _sync=True)  # type: ignore[call-arg]
+    return str(secret.get())

@@ -1,0 +1,143 @@
+"""Profiles (built-in < file < environment), keypair sources (the secret never echoed), a
+Prefect Secret block as the key, and the embedded sandbox a fresh user gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import base58
+import pytest
+from solders.keypair import Keypair
+
+from launchops.api.errors import InvalidInputError
+from launchops.chain.keys import KeypairError, KeypairPermissionWarning, load_keypair
+from launchops.config.profiles import load_profile
+from launchops.sandbox.server import bind_pair
+from tests.support.pipeline import write_launch
+
+
+def test_profiles_resolve_built_in_then_file_then_environment(tmp_path, monkeypatch):
+    assert (
+        load_profile("mainnet").requires_yes and load_profile("devnet").network == "solana-devnet"
+    )
+    profiles = tmp_path / "profiles.yaml"
+    profiles.write_text(
+        "profiles:\n  devnet:\n    commitment: finalized\n    concurrency: 3\n  mine:\n"
+        "    base_url: http://x/v1\n    rpc_url: http://x\n    keypair: env:K\n"
+    )
+    devnet = load_profile("devnet", profiles_file=profiles)
+    assert (devnet.commitment, devnet.concurrency, devnet.rpc_url) == (
+        "finalized",
+        3,
+        "https://api.devnet.solana.com",
+    )
+    monkeypatch.setenv("LAUNCHOPS_CONCURRENCY", "11")
+    assert load_profile("devnet", profiles_file=profiles).concurrency == 11
+    assert load_profile("mine", profiles_file=profiles).base_url == "http://x/v1"
+    with pytest.raises(InvalidInputError) as caught:
+        load_profile("nope", profiles_file=profiles)
+    assert "unknown profile 'nope'" in caught.value.problems[0][1]
+    profiles.write_text("profiles:\n  devnet:\n    commitment: eventually\n")
+    with pytest.raises(InvalidInputError) as caught:
+        load_profile("devnet", profiles_file=profiles)
+    assert caught.value.problems[0][0] == "profile devnet: commitment"
+
+
+def test_keypair_sources(tmp_path, monkeypatch):
+    keypair = Keypair()
+    path = tmp_path / "id.json"
+    path.write_text(json.dumps(list(bytes(keypair))))
+    path.chmod(0o600)
+    assert load_keypair(f"file:{path}", state_dir=tmp_path).pubkey() == keypair.pubkey()
+    monkeypatch.setenv("CREATOR", base58.b58encode(bytes(keypair)).decode())
+    assert load_keypair("env:CREATOR", state_dir=tmp_path).pubkey() == keypair.pubkey()
+    sandbox_key = load_keypair("sandbox", state_dir=tmp_path)
+    assert load_keypair("sandbox", state_dir=tmp_path).pubkey() == sandbox_key.pubkey()
+    assert oct((tmp_path / "sandbox-keypair.json").stat().st_mode & 0o777) == "0o600"
+    path.chmod(0o644)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        load_keypair(f"file:{path}", state_dir=tmp_path)
+    assert any(
+        issubclass(w.category, KeypairPermissionWarning) and "chmod 600" in str(w.message)
+        for w in seen
+    )
+
+
+def test_a_bad_key_is_refused_without_echoing_it(tmp_path, monkeypatch):
+    almost = base58.b58encode(bytes(Keypair())[:63]).decode()
+    monkeypatch.setenv("CREATOR", almost)
+    with pytest.raises(KeypairError) as caught:
+        load_keypair("env:CREATOR", state_dir=tmp_path)
+    assert almost not in str(caught.value) and "CREATOR is not a keypair" in str(caught.value)
+    with pytest.raises(KeypairError, match="needs Prefect"):
+        load_keypair("prefect-secret:creator", state_dir=tmp_path)
+    with pytest.raises(KeypairError, match="cannot read keypair file"):
+        load_keypair(f"file:{tmp_path / 'absent.json'}", state_dir=tmp_path)
+
+
+async def test_a_keypair_in_a_prefect_secret_block(
+    sandbox_factory, tmp_path, monkeypatch, prefect_server
+):
+    from prefect.blocks.system import Secret
+    from solana.rpc.async_api import AsyncClient
+
+    from flows.launch import launch_flow
+    from tests.support.solana import wait_for
+
+    sandbox = sandbox_factory()
+    keypair = Keypair()
+    await Secret(value=json.dumps(list(bytes(keypair)))).save("launch-creator", overwrite=True)
+    async with AsyncClient(sandbox.rpc_url) as rpc:
+        await wait_for(rpc, (await rpc.request_airdrop(keypair.pubkey(), 10 * 10**9)).value)
+    for name, value in {
+        "LAUNCHOPS_HOME": str(tmp_path),
+        "LAUNCHOPS_BASE_URL": sandbox.base_url,
+        "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
+        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+        "LAUNCHOPS_KEYPAIR": "prefect-secret:launch-creator",
+        "LAUNCHOPS_POLL_SECONDS": "0.02",
+    }.items():
+        monkeypatch.setenv(name, value)
+    result = await launch_flow(path=str(write_launch(tmp_path, key="secret-block")))
+    assert result["state"] == "registered"
+    import httpx
+
+    token = httpx.get(f"{sandbox.base_url}/tokens/{result['mint']}").json()["data"]
+    assert token["launches"] and result["mint"]
+
+
+def test_the_sandbox_profile_starts_a_sandbox_when_none_runs(tmp_path):
+    first, second = bind_pair("127.0.0.1", 0)
+    port = first.getsockname()[1]
+    first.close()
+    second.close()
+    env = {
+        **os.environ,
+        "LAUNCHOPS_HOME": str(tmp_path / "home"),
+        "LAUNCHOPS_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "LAUNCHOPS_RPC_URL": f"http://127.0.0.1:{port}",
+        "LAUNCHOPS_SANDBOX_SLOT_MS": "20",
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "launchops.cli",
+        "launch",
+        str(write_launch(tmp_path, key="embedded")),
+        "--no-prefect",
+        "--json",
+    ]
+    first_run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert first_run.returncode == 0, first_run.stderr[-2000:]
+    result = json.loads(first_run.stdout)
+    assert result["state"] == "registered" and result["launchPage"].startswith(
+        f"http://127.0.0.1:{port}/"
+    )
+    assert (tmp_path / "home" / "sandbox" / "sandbox-chain" / "sandbox.db").exists()
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert json.loads(again.stdout) == result  # the chain was kept: the same launch, reported
