@@ -40,3 +40,16 @@ def progress(key: str, step: str, message: str) -> None:
         get_run_logger().info("%s %s: %s", key or "-", step, message)
     for listener in list(_LISTENERS):
         listener(key, step, message)
+
+
+_ROW_LISTENERS: list[Callable[[object], None]] = []
+
+
+def listen_rows(listener: Callable[[object], None]) -> None:
+    """Each batch row as it changes, e.g. for a progress bar."""
+    _ROW_LISTENERS.append(listener)
+
+
+def row_listeners(row: object) -> None:
+    for listener in list(_ROW_LISTENERS):
+        listener(row)

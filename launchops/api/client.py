@@ -131,6 +131,7 @@ class AsyncServiceClient:
         card_cache: CardCache | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int = 32,
+        limiter: Any = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.network = Network(network)
@@ -144,7 +145,13 @@ class AsyncServiceClient:
                 max_connections=max_connections, max_keepalive_connections=max_connections
             ),
             transport=transport,
+            event_hooks={"request": [self._throttle]} if limiter is not None else None,
         )
+        self._limiter = limiter
+
+    async def _throttle(self, request: httpx.Request) -> None:
+        """Wait for a slot of the rate limit shared by every launch in this process."""
+        await self._limiter.acquire()
 
     async def __aenter__(self) -> AsyncServiceClient:
         return self

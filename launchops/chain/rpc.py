@@ -68,10 +68,13 @@ class Landing:
 
 
 class ChainRpc:
-    def __init__(self, url: str, *, timeout: float = 30.0, attempts: int = 6) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 30.0, attempts: int = 6, limiter: Any = None
+    ) -> None:
         self.url = url
         self.client = AsyncClient(url, commitment=Confirmed, timeout=timeout)
         self.attempts = attempts
+        self.limiter = limiter  # an aiolimiter.AsyncLimiter shared by every launch
         self.calls = 0
 
     async def close(self) -> None:
@@ -87,6 +90,8 @@ class ChainRpc:
         async for attempt in retrying:
             with attempt:
                 self.calls += 1
+                if self.limiter is not None:
+                    await self.limiter.acquire()
                 try:
                     return await fn()
                 except RPCException as exc:

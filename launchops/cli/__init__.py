@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from launchops import __version__
-from launchops.cli import launches, service
+from launchops.cli import batches, launches, service
 from launchops.sandbox import cli as sandbox_cli
 
 app = typer.Typer(
@@ -25,6 +25,7 @@ app.add_typer(service.agents_app, name="agents")
 app.add_typer(service.tokens_app, name="tokens")
 app.add_typer(sandbox_cli.app, name="sandbox")
 launches.install(app)
+batches.install(app)
 
 
 def _version(value: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -28,6 +29,15 @@ ProfilesFile = Annotated[
     typer.Option("--profiles", help="A profiles YAML (default $LAUNCHOPS_HOME/profiles.yaml)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="Validate, create, sign, simulate; send nothing.")
+]
+Yes = Annotated[bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")]
+NoPrefect = Annotated[bool, typer.Option("--no-prefect", help="Run in this process, no Prefect.")]
+Replace = Annotated[
+    bool, typer.Option("--replace", help="Take a changed file under a key nothing was sent for.")
+]
+Out = Annotated[Path | None, typer.Option("--out", help="Where to write the result JSON.")]
 
 
 def install(app: typer.Typer) -> None:
@@ -104,22 +114,11 @@ def launch(
     file: Annotated[Path, typer.Argument(help="The launch file.", exists=False)],
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Validate, create, sign, simulate; send nothing.")
-    ] = False,
-    yes: Annotated[
-        bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")
-    ] = False,
-    no_prefect: Annotated[
-        bool, typer.Option("--no-prefect", help="Run in this process, without Prefect.")
-    ] = False,
-    replace: Annotated[
-        bool,
-        typer.Option("--replace", help="Take a changed file under a key nothing was sent for."),
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Where to write the result JSON.")
-    ] = None,
+    dry_run: DryRun = False,
+    yes: Yes = False,
+    no_prefect: NoPrefect = False,
+    replace: Replace = False,
+    out: Out = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run one launch: validate, create, sign, submit, confirm, register (resumable)."""
@@ -152,15 +151,9 @@ def resume(
     key: Annotated[str, typer.Argument(help="The launch's key (see `launchops status`).")],
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
-    yes: Annotated[
-        bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")
-    ] = False,
-    no_prefect: Annotated[
-        bool, typer.Option("--no-prefect", help="Run in this process, without Prefect.")
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Where to write the result JSON.")
-    ] = None,
+    yes: Yes = False,
+    no_prefect: NoPrefect = False,
+    out: Out = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Continue a launch from its journal, at the first unfinished step."""
@@ -211,7 +204,7 @@ def _launch(
 ) -> dict[str, Any]:
     board = _Board() if live else None
     listener = board.update if board else (lambda *_: None)
-    with board.live() if board else _nothing():
+    with board.live() if board else nullcontext():
         if prefect:
             os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
             os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -363,14 +356,6 @@ class _Board:
         return table
 
 
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
 # ── status and schema ───────────────────────────────────────────────────────
 
 
@@ -431,9 +416,7 @@ def status(
 
 
 def schema(
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Write it here instead of printing.")
-    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Write it here, not to stdout.")] = None,
 ) -> None:
     """The JSON Schema of a launch file (for editors: configs/launch.schema.json)."""
     from launchops.config.launchfile import schema as launch_schema

@@ -69,7 +69,9 @@ class Profile(BaseSettings):
     journal_url: str | None = Field(None, description="SQLAlchemy URL; default a SQLite file")
     state_dir: Path = Field(default_factory=home)
     commitment: Commitment = "confirmed"
-    concurrency: int = Field(8, ge=1, le=256)
+    concurrency: int = Field(8, ge=1, le=256, description="launches in flight in a batch")
+    api_rate: float = Field(50.0, gt=0, description="API calls per second, all launches")
+    rpc_rate: float = Field(100.0, gt=0, description="RPC calls per second, all launches")
     skip_preflight: bool = False
     rebroadcast_seconds: float = Field(2.0, gt=0)
     poll_seconds: float = Field(0.4, gt=0)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, select, update
+from sqlalchemy import event, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
@@ -134,6 +134,9 @@ class Journal:
         if target.drivername.startswith("sqlite"):
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         async with engine.begin() as connection:
+            if target.drivername.startswith("postgresql"):
+                # Workers starting together would race CREATE TABLE; one at a time.
+                await connection.execute(text("select pg_advisory_xact_lock(8004202611)"))
             await connection.run_sync(Base.metadata.create_all)
         return cls(engine)
 

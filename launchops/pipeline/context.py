@@ -123,11 +123,20 @@ async def open_context(
     if profile.embedded_sandbox and not sandbox_running(profile.rpc_url):
         embedded = _start_sandbox(profile)
         progress("", "sandbox", f"started the sandbox at {embedded.url}")
+    from aiolimiter import AsyncLimiter
+
     journal = await Journal.open(profile.journal)
+    # One rate limit for the API and one for the RPC, shared by every launch in flight.
     client = AsyncServiceClient(
-        profile.base_url, network=profile.network, timeout=profile.timeout_seconds
+        profile.base_url,
+        network=profile.network,
+        timeout=profile.timeout_seconds,
+        limiter=AsyncLimiter(profile.api_rate, 1),
+        max_connections=max(32, profile.concurrency * 2),
     )
-    rpc = ChainRpc(profile.rpc_url, timeout=profile.timeout_seconds)
+    rpc = ChainRpc(
+        profile.rpc_url, timeout=profile.timeout_seconds, limiter=AsyncLimiter(profile.rpc_rate, 1)
+    )
     try:
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)

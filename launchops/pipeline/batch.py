@@ -1,0 +1,175 @@
+"""Many launches at once, and mopping up registrations, over the same steps.
+
+A batch validates every file, then runs the launches with at most `concurrency` in
+flight (the API and RPC rate limits of the context are shared by all of them). One
+launch failing never stops the others; a launch another worker holds is left to it. A
+batch is resumable as a whole: re-running it reports what finished and continues the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from launchops.api.errors import LaunchOpsError
+from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.runner import LeaseHeld, StepCaller, call_step, run_launch, validate
+
+Validator = Callable[[LaunchContext, Path], Awaitable[str]]
+Update = Callable[["BatchRow"], None]
+REGISTRABLE = frozenset({"submitted", "confirmed", "register_failed"})
+
+
+@dataclass
+class BatchRow:
+    """One launch of a batch, as the reports show it."""
+
+    file: str
+    key: str | None = None
+    state: str = "pending"
+    launch_page: str | None = None
+    mint: str | None = None
+    error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.state not in ("pending", "running")
+
+
+async def _validate_key(ctx: LaunchContext, path: Path) -> str:
+    return (await validate(ctx, path)).key
+
+
+async def run_batch(
+    ctx: LaunchContext,
+    paths: list[Path],
+    *,
+    concurrency: int | None = None,
+    call: StepCaller = call_step,
+    check: Validator = _validate_key,
+    on_update: Update | None = None,
+) -> list[BatchRow]:
+    """Run every launch file; each row ends registered, or with its state and reason."""
+    rows = [BatchRow(file=str(path)) for path in paths]
+    notify = on_update or (lambda row: None)
+    seen: dict[str, BatchRow] = {}
+    runnable: list[BatchRow] = []
+    for row in rows:
+        try:
+            row.key = await check(ctx, Path(row.file))
+        except LaunchOpsError as exc:
+            row.state, row.error = "invalid", str(exc)
+        else:
+            if row.key in seen:
+                row.state, row.error = "duplicate", f"same launch as {seen[row.key].file}"
+            else:
+                seen[row.key] = row
+                runnable.append(row)
+        notify(row)
+    gate = asyncio.Semaphore(concurrency or ctx.profile.concurrency)
+
+    async def one(row: BatchRow) -> None:
+        assert row.key is not None
+        async with gate:
+            row.state = "running"
+            notify(row)
+            held = False
+            try:
+                await run_launch(ctx, row.key, call=call)
+            except LeaseHeld as exc:
+                held, row.error = True, str(exc)
+            except (LaunchOpsError, OSError) as exc:
+                row.error = f"{type(exc).__name__}: {exc}"
+            await _fill(ctx, row, held=held)
+            notify(row)
+
+    await asyncio.gather(*(one(row) for row in runnable))
+    return rows
+
+
+async def _fill(ctx: LaunchContext, row: BatchRow, *, held: bool = False) -> None:
+    """The row as the journal now has it; `held`: another worker holds the launch."""
+    record = await ctx.journal.get(row.key) if row.key else None
+    if record is None:
+        row.state = "failed"
+        return
+    row.mint = record.mint
+    row.launch_page = (record.result or {}).get("launch", {}).get("link")
+    if record.state == "registered":
+        row.state, row.error = "registered", None
+    elif held:
+        row.state = "elsewhere"
+    else:
+        row.state, row.error = record.state, row.error or record.last_error
+
+
+async def retry_registrations(
+    ctx: LaunchContext,
+    *,
+    older_than: timedelta = timedelta(0),
+    call: StepCaller = call_step,
+    on_update: Update | None = None,
+) -> list[BatchRow]:
+    """Register every launch whose transactions landed but that is not registered.
+
+    Safe beside a running batch: a launch another worker holds is skipped, and one
+    changed within `older_than` is left alone (it is probably being worked right now).
+    """
+    cutoff = datetime.now(UTC) - older_than
+    candidates = [
+        r
+        for r in await ctx.journal.all(kind="launch", states=set(REGISTRABLE))
+        if r.updated_at <= cutoff
+    ]
+    notify = on_update or (lambda row: None)
+    rows = []
+    for record in candidates:
+        row = BatchRow(file=record.source or "", key=record.key, state="running")
+        rows.append(row)
+        if not await ctx.acquire(record.key):
+            row.state, row.error = "elsewhere", "another worker holds it"
+            notify(row)
+            continue
+        try:
+            if record.state == "register_failed":
+                await call("register", ctx, record.key)
+            await run_launch(ctx, record.key, call=call)
+        except (LaunchOpsError, OSError) as exc:
+            row.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            await ctx.release(record.key)
+        await _fill(ctx, row)
+        notify(row)
+    return rows
+
+
+def counts(rows: list[BatchRow]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for row in rows:
+        found[row.state] = found.get(row.state, 0) + 1
+    return dict(sorted(found.items()))
+
+
+def write_reports(rows: list[BatchRow], folder: Path, name: str) -> tuple[Path, Path]:
+    """`<name>.json` and `<name>.csv` in `folder`: key, state, page, mint, error per launch."""
+    folder.mkdir(parents=True, exist_ok=True)
+    as_json, as_csv = folder / f"{name}.json", folder / f"{name}.csv"
+    records = [asdict(row) for row in rows]
+    as_json.write_text(json.dumps({"counts": counts(rows), "launches": records}, indent=2) + "\n")
+    with as_csv.open("w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(BatchRow.__dataclass_fields__))
+        writer.writeheader()
+        writer.writerows(records)
+    return as_json, as_csv
+
+
+def report_name(prefix: str) -> str:
+    return f"{prefix}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
+
+
+__all__ = ["BatchRow", "counts", "report_name", "retry_registrations", "run_batch", "write_reports"]

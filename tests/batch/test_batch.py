@@ -1,0 +1,195 @@
+"""Batches: good, bad and service-failing files together; a batch killed and re-run; the
+registration retry; two workers on one PostgreSQL journal; the Prefect batch flow."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from launchops.pipeline.batch import retry_registrations, run_batch
+from tests.support.pipeline import context_for, profile_env, set_faults, stats, write_launch
+
+
+def launchops(env, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "launchops.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def folder_of(tmp_path: Path, count: int, prefix: str = "b") -> Path:
+    folder = tmp_path / "launches"
+    for index in range(count):
+        write_launch(
+            folder, f"{prefix}-{index:02d}.yaml", key=f"{prefix}-{index:02d}", symbol=f"B{index}"
+        )
+    return folder
+
+
+async def test_a_mixed_batch_lands_the_good_and_reports_the_rest(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory()
+    folder = folder_of(tmp_path, 3)
+    write_launch(
+        folder, "a-refused.yaml", key="a-refused"
+    )  # first in order: the service refuses it
+    (folder / "zz-broken.yaml").write_text("name: [unclosed\n")
+    set_faults(sandbox, fail_status=400, fail_next={"POST /v1/launches/create": 1})
+    async with context_for(sandbox, tmp_path) as ctx:
+        rows = await run_batch(ctx, sorted(folder.glob("*.yaml")), concurrency=1)
+    by_file = {Path(r.file).name: r for r in rows}
+    assert by_file["a-refused.yaml"].state == "failed" and "400" in by_file["a-refused.yaml"].error
+    assert (
+        by_file["zz-broken.yaml"].state == "invalid"
+        and "is not valid YAML" in by_file["zz-broken.yaml"].error
+    )
+    good = [by_file[f"b-{i:02d}.yaml"] for i in range(3)]
+    assert all(r.state == "registered" and r.launch_page and r.mint for r in good)
+    assert stats(sandbox)["launches"]["registered"] == 3
+
+
+def test_the_cli_batch_reports_and_a_killed_batch_resumes(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory(slot_ms=100)
+    env = profile_env(sandbox, tmp_path / "home", LAUNCHOPS_CONCURRENCY="3")
+    folder = folder_of(tmp_path, 8)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "launchops.cli", "batch", str(folder), "--no-prefect"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while stats(sandbox)["launches"]["registered"] < 2:  # kill it mid-batch
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    rerun = launchops(env, "batch", str(folder), "--no-prefect", "--json")
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    result = json.loads(rerun.stdout)
+    assert result["counts"] == {"registered": 8}
+    counts = stats(sandbox)["launches"]
+    assert counts["registered"] == 8 and counts["mintsOnChain"] == 8
+    report = json.loads(Path(result["reports"]["json"]).read_text())
+    assert len(report["launches"]) == 8
+    assert (
+        Path(result["reports"]["csv"]).read_text().splitlines()[0]
+        == "file,key,state,launch_page,mint,error"
+    )
+
+
+async def test_registration_retry_picks_up_exactly_the_unregistered(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory()
+    folder = folder_of(tmp_path, 4)
+    set_faults(sandbox, fail_status=400, fail_next={"POST /v1/launches/register": 2})
+    async with context_for(sandbox, tmp_path) as ctx:
+        rows = await run_batch(ctx, sorted(folder.glob("*.yaml")), concurrency=1)
+        failed = sorted(r.key for r in rows if r.state == "register_failed")
+        assert len(failed) == 2
+        assert (
+            await retry_registrations(ctx, older_than=__import__("datetime").timedelta(hours=1))
+            == []
+        )
+        retried = await retry_registrations(ctx)
+    assert sorted(r.key for r in retried) == failed
+    assert all(r.state == "registered" for r in retried)
+    assert stats(sandbox)["launches"]["registered"] == 4
+    env = profile_env(sandbox, tmp_path)
+    again = launchops(env, "registrations", "retry", "--no-prefect", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["launches"] == []
+
+
+def test_two_workers_on_postgres_never_work_the_same_launch(
+    sandbox_factory, tmp_path, postgres_url
+):
+    sandbox = sandbox_factory(slot_ms=50)
+    folder = folder_of(tmp_path, 10, prefix="pg")
+    env = profile_env(
+        sandbox, tmp_path / "home", LAUNCHOPS_JOURNAL_URL=postgres_url, LAUNCHOPS_CONCURRENCY="4"
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "launchops.cli",
+        "batch",
+        str(folder),
+        "--no-prefect",
+        "--json",
+    ]
+    workers = [
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(2)
+    ]
+    outputs = [w.communicate(timeout=240) for w in workers]
+    reports = [json.loads(out) for out, _ in outputs]
+    counts = stats(sandbox)["launches"]
+    assert counts["created"] == 10, counts  # no launch was created twice
+    states = {}
+    for report in reports:
+        for row in report["launches"]:
+            states.setdefault(row["key"], set()).add(row["state"])
+    assert set(states) == {f"pg-{i:02d}" for i in range(10)}
+    assert all(s <= {"registered", "elsewhere"} for s in states.values()), states
+    leftover = launchops(env, "batch", str(folder), "--no-prefect", "--json")  # finishes any left
+    assert json.loads(leftover.stdout)["counts"] == {"registered": 10}
+    assert stats(sandbox)["launches"] == {**counts, "registered": 10, "mintsOnChain": 10}
+    import asyncio
+
+    from launchops.journal.store import Journal
+
+    async def creates() -> dict[str, int]:
+        journal = await Journal.open(postgres_url)
+        try:
+            return {
+                f"pg-{i:02d}": sum(
+                    1 for _, step, _ in await journal.events(f"pg-{i:02d}") if step == "create"
+                )
+                for i in range(10)
+            }
+        finally:
+            await journal.close()
+
+    assert set(asyncio.run(creates()).values()) == {1}
+
+
+async def test_the_prefect_batch_flow_publishes_a_table_artifact(
+    sandbox_factory, tmp_path, monkeypatch, prefect_server
+):
+    from prefect.client.orchestration import get_client
+
+    from flows.batch import batch_flow
+
+    sandbox = sandbox_factory()
+    for name, value in profile_env(sandbox, tmp_path / "home").items():
+        if name.startswith("LAUNCHOPS_"):
+            monkeypatch.setenv(name, value)
+    folder = folder_of(tmp_path, 3, prefix="pf")
+    result = await batch_flow(paths=[str(folder)], concurrency=2)
+    assert result["counts"] == {"registered": 3}
+    async with get_client() as client:
+        artifacts = await client.read_artifacts()
+    table = next(a for a in artifacts if a.key == "batch-report")
+    assert "3 registered" in table.description
+    data = table.data if isinstance(table.data, list) else json.loads(table.data)
+    assert sorted(row["key"] for row in data) == ["pf-00", "pf-01", "pf-02"]
+    assert httpx.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]["registered"] == 3
+
+
+@pytest.mark.parametrize("text", ["5", "30s", "10m", "2h", "1.5d"])
+def test_durations(text):
+    from launchops.cli.batches import parse_duration
+
+    assert parse_duration(text).total_seconds() > 0
