@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 import yaml
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from solders.pubkey import Pubkey
 
 from launchops.api.allocations import (
@@ -54,6 +54,7 @@ from launchops.config.recipes import (
 LAUNCH_FILE_SUFFIXES = (".yaml", ".yml")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 MAX_FILE_BYTES = 1_000_000
+_CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,?#LW-]+$")
 
 
 class Links(StrictModel):
@@ -84,6 +85,23 @@ class LaunchFile(StrictModel):
     supply: int | None = Field(None, gt=0, description="with allocations; default 1e9")
     allocations: list[Allocation] | None = None
     schedule: str | None = Field(None, description="a time (ISO 8601) or a cron expression")
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule_form(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return value
+        except ValueError:
+            pass
+        fields = value.split()
+        if len(fields) not in (5, 6) or not all(_CRON_FIELD.match(f) for f in fields):
+            raise _rule(
+                "schedule", "must be an ISO 8601 time or a cron expression like '0 * * * *'"
+            )
+        return value
 
     @model_validator(mode="after")
     def _one_form(self) -> LaunchFile:

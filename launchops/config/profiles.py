@@ -74,7 +74,7 @@ class Profile(BaseSettings):
     rpc_rate: float = Field(100.0, gt=0, description="RPC calls per second, all launches")
     skip_preflight: bool = False
     rebroadcast_seconds: float = Field(2.0, gt=0)
-    poll_seconds: float = Field(0.4, gt=0)
+    poll_seconds: float = Field(0.2, gt=0, description="status poll cycle, all launches")
     create_attempts: int = Field(3, ge=1, le=10)
     requires_yes: bool = False
     embedded_sandbox: bool = False

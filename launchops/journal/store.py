@@ -8,7 +8,10 @@ SQLite (a file under the profile's folder) by default; any SQLAlchemy URL otherw
 
 from __future__ import annotations
 
+import asyncio
 import base64
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -123,15 +126,29 @@ def async_url(url: str) -> str:
 class Journal:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.session = async_sessionmaker(engine, expire_on_commit=False)
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # SQLite takes one writer at a time: writers of this process queue here instead of
+        # sleeping in SQLite's busy handler; readers go on in parallel (WAL).
+        self._writer = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+
+    def session(self) -> Any:
+        return self._sessions()
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[Any]:
+        async with self._writer or nullcontext(), self._sessions.begin() as session:
+            yield session
 
     @classmethod
     async def open(cls, url: str) -> Journal:
         target = make_url(url)
         if target.drivername.startswith("sqlite") and target.database not in (None, "", ":memory:"):
             Path(target.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(async_url(url), pool_pre_ping=True)
-        if target.drivername.startswith("sqlite"):
+        sqlite = target.drivername.startswith("sqlite")
+        engine = create_async_engine(
+            async_url(url), pool_pre_ping=True, pool_size=10, max_overflow=20
+        )
+        if sqlite:
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         async with engine.begin() as connection:
             if target.drivername.startswith("postgresql"):
@@ -194,7 +211,7 @@ class Journal:
         A different config under an existing key is refused, unless nothing of it was
         ever sent and `replace` is given.
         """
-        async with self.session.begin() as session:
+        async with self._write() as session:
             row = await session.get(LaunchRow, key, with_for_update=True)
             stamp = now()
             if row is None:
@@ -239,7 +256,7 @@ class Journal:
         return record
 
     async def record_created(self, key: str, number: int, created: dict[str, Any]) -> None:
-        async with self.session.begin() as session:
+        async with self._write() as session:
             stamp = now()
             session.add(
                 AttemptRow(
@@ -269,13 +286,15 @@ class Journal:
     async def record_signed(
         self, key: str, number: int, signed: list[bytes], signatures: list[str]
     ) -> None:
-        async with self.session.begin() as session:
-            attempt = await session.get(AttemptRow, (key, number), with_for_update=True)
-            assert attempt is not None
-            attempt.signed = [base64.b64encode(t).decode() for t in signed]
-            attempt.signatures = signatures
-            attempt.sends = [{"signature": s, "sent": 0} for s in signatures]
-            attempt.updated_at = now()
+        async with self._write() as session:
+            await _set_attempt(
+                session,
+                key,
+                number,
+                signed=[base64.b64encode(t).decode() for t in signed],
+                signatures=signatures,
+                sends=[{"signature": s, "sent": 0} for s in signatures],
+            )
             await _set(session, key, state="signed")
             session.add(
                 EventRow(key=key, at=now(), step="sign", message=f"{len(signatures)} signed")
@@ -293,15 +312,13 @@ class Journal:
         note: str | None = None,
     ) -> None:
         """What became of each transaction (sent, landed slot, error); optionally re-signed ones."""
-        async with self.session.begin() as session:
-            attempt = await session.get(AttemptRow, (key, number), with_for_update=True)
-            assert attempt is not None
-            attempt.sends = sends
+        async with self._write() as session:
+            changes: dict[str, Any] = {"sends": sends}
             if signed is not None:
-                attempt.signed = [base64.b64encode(t).decode() for t in signed]
+                changes["signed"] = [base64.b64encode(t).decode() for t in signed]
             if signatures is not None:
-                attempt.signatures = signatures
-            attempt.updated_at = now()
+                changes["signatures"] = signatures
+            await _set_attempt(session, key, number, **changes)
             if state is not None:
                 await _set(session, key, state=state)
             if note:
@@ -317,11 +334,8 @@ class Journal:
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
-        async with self.session.begin() as session:
-            attempt = await session.get(AttemptRow, (key, number), with_for_update=True)
-            assert attempt is not None
-            attempt.outcome = outcome
-            attempt.updated_at = now()
+        async with self._write() as session:
+            await _set_attempt(session, key, number, outcome=outcome)
             await _set(session, key, state=state, last_error=error, error_details=details)
             session.add(
                 EventRow(key=key, at=now(), step="submit", message=f"attempt {number}: {outcome}")
@@ -337,12 +351,12 @@ class Journal:
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
-        async with self.session.begin() as session:
+        async with self._write() as session:
             await _set(session, key, state=state, last_error=error, error_details=details)
             session.add(EventRow(key=key, at=now(), step=step, message=message))
 
     async def record_registered(self, key: str, result: dict[str, Any]) -> None:
-        async with self.session.begin() as session:
+        async with self._write() as session:
             await _set(
                 session, key, state="registered", result=result, last_error=None, error_details=None
             )
@@ -350,7 +364,7 @@ class Journal:
             session.add(EventRow(key=key, at=now(), step="register", message=f"registered: {link}"))
 
     async def note(self, key: str, step: str, message: str) -> None:
-        async with self.session.begin() as session:
+        async with self._write() as session:
             session.add(EventRow(key=key, at=now(), step=step, message=message))
 
     # ── leases: one worker per launch at a time ─────────────────────────────
@@ -358,7 +372,7 @@ class Journal:
     async def acquire(self, key: str, owner: str, ttl: float) -> bool:
         """Take the launch's lease if it is free, expired or already ours (atomic)."""
         stamp = now()
-        async with self.session.begin() as session:
+        async with self._write() as session:
             result = await session.execute(
                 update(LaunchRow)
                 .where(LaunchRow.key == key)
@@ -373,7 +387,7 @@ class Journal:
 
     async def take_over(self, key: str, dead: str, owner: str, ttl: float) -> bool:
         """Take the lease of a worker known to be dead, if it still holds it (atomic)."""
-        async with self.session.begin() as session:
+        async with self._write() as session:
             result = await session.execute(
                 update(LaunchRow)
                 .where(LaunchRow.key == key, LaunchRow.lease_owner == dead)
@@ -386,7 +400,7 @@ class Journal:
             return result.rowcount == 1
 
     async def release(self, key: str, owner: str) -> None:
-        async with self.session.begin() as session:
+        async with self._write() as session:
             await session.execute(
                 update(LaunchRow)
                 .where(LaunchRow.key == key, LaunchRow.lease_owner == owner)
@@ -403,11 +417,20 @@ def _sqlite_pragmas(connection: Any, _: Any) -> None:
 
 
 async def _set(session: Any, key: str, **values: Any) -> None:
-    row = await session.get(LaunchRow, key, with_for_update=True)
-    assert row is not None, key
-    for name, value in values.items():
-        setattr(row, name, value)
-    row.updated_at = now()
+    """One UPDATE of the launch row (no read first: the lease makes us its only writer)."""
+    result = await session.execute(
+        update(LaunchRow).where(LaunchRow.key == key).values(**values, updated_at=now())
+    )
+    assert result.rowcount == 1, key
+
+
+async def _set_attempt(session: Any, key: str, number: int, **values: Any) -> None:
+    result = await session.execute(
+        update(AttemptRow)
+        .where(AttemptRow.key == key, AttemptRow.number == number)
+        .values(**values, updated_at=now())
+    )
+    assert result.rowcount == 1, (key, number)
 
 
 async def _anything_sent(session: Any, key: str) -> bool:

@@ -58,24 +58,22 @@ async def run_batch(
     rows = [BatchRow(file=str(path)) for path in paths]
     notify = on_update or (lambda row: None)
     seen: dict[str, BatchRow] = {}
-    runnable: list[BatchRow] = []
-    for row in rows:
-        try:
-            row.key = await check(ctx, Path(row.file))
-        except LaunchOpsError as exc:
-            row.state, row.error = "invalid", str(exc)
-        else:
-            if row.key in seen:
-                row.state, row.error = "duplicate", f"same launch as {seen[row.key].file}"
-            else:
-                seen[row.key] = row
-                runnable.append(row)
-        notify(row)
     gate = asyncio.Semaphore(concurrency or ctx.profile.concurrency)
 
     async def one(row: BatchRow) -> None:
-        assert row.key is not None
+        # Validated inside its slot: the first launches start at once, not after every file.
         async with gate:
+            try:
+                row.key = await check(ctx, Path(row.file))
+            except LaunchOpsError as exc:
+                row.state, row.error = "invalid", str(exc)
+                notify(row)
+                return
+            if row.key in seen:
+                row.state, row.error = "duplicate", f"same launch as {seen[row.key].file}"
+                notify(row)
+                return
+            seen[row.key] = row
             row.state = "running"
             notify(row)
             held = False
@@ -88,7 +86,9 @@ async def run_batch(
             await _fill(ctx, row, held=held)
             notify(row)
 
-    await asyncio.gather(*(one(row) for row in runnable))
+    for row in rows:
+        notify(row)
+    await asyncio.gather(*(one(row) for row in rows))
     return rows
 
 

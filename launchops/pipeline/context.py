@@ -27,8 +27,9 @@ from solders.pubkey import Pubkey
 from launchops.api.client import AsyncServiceClient
 from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
+from launchops.chain.watch import StatusWatcher
 from launchops.config.profiles import Profile
-from launchops.journal.store import Journal
+from launchops.journal.store import Journal, LaunchRecord
 
 LEASE_SECONDS = 60.0
 SANDBOX_FUNDING = 100 * 10**9
@@ -46,12 +47,14 @@ class LaunchContext:
     rpc: ChainRpc
     journal: Journal
     keypair: Keypair
+    watcher: StatusWatcher
     progress: Progress = _quiet
     owner: str = field(
         default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
     )
     lease_seconds: float = LEASE_SECONDS
     _renewed: dict[str, float] = field(default_factory=dict)
+    just_read: dict[str, LaunchRecord] = field(default_factory=dict)
 
     @property
     def wallet(self) -> Pubkey:
@@ -140,9 +143,20 @@ async def open_context(
     try:
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
-        yield LaunchContext(
-            profile, client, rpc, journal, keypair, progress, lease_seconds=lease_seconds
-        )
+        watcher = StatusWatcher(rpc, profile.poll_seconds)
+        try:
+            yield LaunchContext(
+                profile,
+                client,
+                rpc,
+                journal,
+                keypair,
+                watcher,
+                progress,
+                lease_seconds=lease_seconds,
+            )
+        finally:
+            await watcher.close()
     finally:
         await client.aclose()
         await rpc.close()

@@ -96,6 +96,7 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
                     step = next_step(record.state)
                     if step is None:
                         break
+                    ctx.just_read[key] = record
                     await call(step, ctx, key)
                     await ctx.renew(key)
     finally:

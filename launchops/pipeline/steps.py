@@ -13,7 +13,6 @@ both loop over it, so no step is written twice.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import time
 from typing import Any
@@ -54,6 +53,9 @@ def next_step(state: str) -> str | None:
 
 
 async def _record(ctx: LaunchContext, key: str) -> LaunchRecord:
+    fresh = ctx.just_read.pop(key, None)  # the driver read it a moment ago
+    if fresh is not None:
+        return fresh
     record = await ctx.journal.get(key)
     assert record is not None, f"launch {key} is not in the journal"
     return record
@@ -173,6 +175,7 @@ async def submit(ctx: LaunchContext, key: str) -> None:
         deadline = sends[index].get("lastValidBlockHeight", attempt.last_valid_block_height)
         landing = await _land(ctx, key, attempt, index, signed, sends, deadline)
         if landing is not None and landing.err is None:
+            sends[index].update(slot=landing.slot, level=landing.level)
             continue
         if landing is not None:  # landed, and failed on chain
             await _stop(
@@ -267,11 +270,11 @@ async def _land(
             skip = True  # rebroadcasts: the same bytes, no second simulation
             last_send = now
             await ctx.renew(key)
-        await asyncio.sleep(ctx.profile.poll_seconds)
-        [landing] = await ctx.rpc.statuses([signature])
+        seen = await ctx.watcher.next(signature)
+        landing = seen.landing
         if landing is not None and (landing.err or landing.reached("confirmed")):
             return landing
-        if landing is None and await ctx.rpc.block_height() > last_valid:
+        if landing is None and seen.block_height is not None and seen.block_height > last_valid:
             [landing] = await ctx.rpc.statuses([signature])  # provably dead, or not
             if landing is None:
                 return None
@@ -316,17 +319,19 @@ async def confirm(ctx: LaunchContext, key: str) -> None:
         return
     signatures = [Signature.from_string(s) for s in record.current.signatures or []]
     ctx.progress(key, "confirm", f"{len(signatures)} signatures to {ctx.profile.commitment}")
-    while True:
-        landings = await ctx.rpc.statuses(signatures)
+    # What submit saw may already be enough (commitment `confirmed`): no poll at all.
+    landings: list[Landing | None] = [
+        Landing(s.get("slot", 0), s["level"], None) if "level" in s else None
+        for s in record.current.sends or []
+    ]
+    while not (landings and all(x and x.reached(ctx.profile.commitment) for x in landings)):
+        landings = [seen.landing for seen in await ctx.watcher.next_all(signatures)]
         if any(landing is None for landing in landings):
             # Rolled back with a fork: send again.
             await ctx.journal.set_state(
                 key, "submitting", step="confirm", message="a transaction vanished"
             )
             return
-        if all(landing and landing.reached(ctx.profile.commitment) for landing in landings):
-            break
-        await asyncio.sleep(ctx.profile.poll_seconds)
         await ctx.renew(key)
     await ctx.journal.set_state(
         key,

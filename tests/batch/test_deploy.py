@@ -1,0 +1,77 @@
+"""Schedules: `launchops deploy --pool` registers the batch, the registration retry and
+scheduled launch files on the Prefect server, each with its schedule."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from launchops.cli import app
+from tests.support.pipeline import launch_document
+
+
+def test_deploy_registers_scheduled_deployments(tmp_path, monkeypatch, prefect_server):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+
+    monkeypatch.setenv("LAUNCHOPS_HOME", str(tmp_path / "home"))
+    launches = tmp_path / "launches"
+    launches.mkdir()
+    for name, when in (("once", "2027-01-02T03:04:05Z"), ("hourly", "30 * * * *"), ("never", None)):
+        document = launch_document(key=f"sched-{name}")
+        if when:
+            document["schedule"] = when
+        (launches / f"{name}.yaml").write_text(yaml.safe_dump(document))
+
+    async def make_pool() -> None:
+        async with get_client() as client:
+            await client.create_work_pool(WorkPoolCreate(name="launchops-test", type="process"))
+
+    asyncio.run(make_pool())
+    result = CliRunner().invoke(
+        app,
+        [
+            "deploy",
+            "--pool",
+            "launchops-test",
+            "--batch",
+            str(launches),
+            "--batch-cron",
+            "0 6 * * *",
+            "--launches",
+            str(launches),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+
+    async def read() -> dict[str, list]:
+        async with get_client() as client:
+            found = await client.read_deployments()
+            return {d.name: [s.schedule for s in d.schedules] for d in found}
+
+    deployments = asyncio.run(read())
+    assert deployments["batch-sandbox"][0].cron == "0 6 * * *"
+    assert deployments["registration-retry-sandbox"][0].cron == "*/15 * * * *"
+    assert deployments["launch-sched-hourly"][0].cron == "30 * * * *"
+    assert "COUNT=1" in deployments["launch-sched-once"][0].rrule
+    assert "launch-sched-never" not in deployments
+
+
+@pytest.mark.parametrize("bad", ["every hour", "61 * * *"])
+def test_a_bad_schedule_names_the_file_and_line(tmp_path, bad):
+    from solders.keypair import Keypair
+
+    from launchops.api.errors import LaunchFileError
+    from launchops.config.launchfile import load_launch_file
+
+    document = launch_document(key="bad-schedule")
+    document["schedule"] = bad
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    with pytest.raises(LaunchFileError) as caught:
+        load_launch_file(path, wallet=Keypair().pubkey())
+    [problem] = caught.value.file_problems
+    assert problem.field == "schedule" and problem.line and "cron expression" in problem.message
