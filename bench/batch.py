@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument(
         "--prefect", action="store_true", help="run through Prefect, not --no-prefect"
     )
+    parser.add_argument("--journal-url", help="e.g. postgresql://postgres@127.0.0.1/db")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="launchops-bench-"))
@@ -78,6 +79,8 @@ def main() -> None:
         "PREFECT_HOME": str(work / "prefect"),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     }
+    if args.journal_url:
+        env["LAUNCHOPS_JOURNAL_URL"] = args.journal_url
     try:
         _wait_up(url)
         command = [

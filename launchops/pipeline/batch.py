@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from launchops.api.errors import LaunchOpsError
+from launchops.journal.store import LaunchRecord
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.runner import LeaseHeld, StepCaller, call_step, run_launch, validate
 
@@ -76,14 +77,14 @@ async def run_batch(
             seen[row.key] = row
             row.state = "running"
             notify(row)
-            held = False
+            held, record = False, None
             try:
-                await run_launch(ctx, row.key, call=call)
+                record = await run_launch(ctx, row.key, call=call)
             except LeaseHeld as exc:
                 held, row.error = True, str(exc)
             except (LaunchOpsError, OSError) as exc:
                 row.error = f"{type(exc).__name__}: {exc}"
-            await _fill(ctx, row, held=held)
+            await _fill(ctx, row, held=held, record=record)
             notify(row)
 
     for row in rows:
@@ -92,9 +93,12 @@ async def run_batch(
     return rows
 
 
-async def _fill(ctx: LaunchContext, row: BatchRow, *, held: bool = False) -> None:
+async def _fill(
+    ctx: LaunchContext, row: BatchRow, *, held: bool = False, record: LaunchRecord | None = None
+) -> None:
     """The row as the journal now has it; `held`: another worker holds the launch."""
-    record = await ctx.journal.get(row.key) if row.key else None
+    if record is None and row.key:
+        record = await ctx.journal.get(row.key)
     if record is None:
         row.state = "failed"
         return

@@ -17,7 +17,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from launchops.api.errors import LaunchOpsError
+from launchops.api.errors import LaunchFileError, LaunchOpsError
 from launchops.chain.signing import sign_partial
 from launchops.config.launchfile import LaunchPlan, load_launch_file
 from launchops.config.profiles import Profile
@@ -42,10 +42,16 @@ def plan_launch(profile: Profile, wallet: Any, path: Path, *, check_times: bool)
 
 async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> LaunchRecord:
     """Validate the file and record it in the journal (or find it there): the first step."""
-    plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=False)
-    known = await ctx.journal.get(plan.key)
-    if known is None or (known.state == "validated" and known.attempt == 0) or replace:
-        plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=True)  # and not in the past
+    try:
+        plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=True)
+    except LaunchFileError as exc:
+        # "Not in the past" holds for a new launch; one under way is resumed all the same.
+        if not all("in the past" in p.message for p in exc.file_problems) or replace:
+            raise
+        plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=False)
+        known = await ctx.journal.get(plan.key)
+        if known is None or (known.state == "validated" and known.attempt == 0):
+            raise
     ctx.progress(plan.key, "validate", f"{path} -> {plan.key}")
     return await ctx.journal.begin(
         plan.key,
@@ -81,9 +87,13 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
     `call` runs one step: `call_step` here; the Prefect flow passes one that runs the
     step's task. The state machine (`next_step`) and the retry policy stay in one place.
     """
+    record = await ctx.journal.get(key)
+    if record is None:
+        raise LaunchOpsError(f"no launch {key!r} in the journal")
+    if next_step(record.state) is None:
+        return record  # finished, or waiting for a person: reported, not re-run
     if not await ctx.acquire(key):
-        record = await ctx.journal.get(key)
-        owner = record.lease_owner if record else "?"
+        owner = (await ctx.journal.get(key) or record).lease_owner
         raise LeaseHeld(
             f"launch {key} is being worked by {owner}; try again when its lease expires"
         )
@@ -91,8 +101,9 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
         async for attempt in recreate_policy(ctx.profile):
             with attempt:
                 while True:
-                    record = await ctx.journal.get(key)
-                    assert record is not None
+                    current = await ctx.journal.get(key)
+                    assert current is not None
+                    record = current
                     step = next_step(record.state)
                     if step is None:
                         break
@@ -100,9 +111,8 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
                     await call(step, ctx, key)
                     await ctx.renew(key)
     finally:
-        await ctx.release(key)
-    record = await ctx.journal.get(key)
-    assert record is not None
+        if record.state != "registered":  # nobody needs a registered launch's lease
+            await ctx.release(key)
     return record
 
 

@@ -254,8 +254,11 @@ async def _land(
         return landing
     total = len(signed)
     if not sends[index]["sent"]:
-        sends[index]["sent"] = 1  # recorded before the first send: on resume we look first
-        await ctx.journal.record_sends(key, attempt.number, sends, state="submitting")
+        sends[index]["sent"] = 1
+        if not any(s["sent"] for s in sends[:index]):
+            # Recorded before anything is sent (what --replace checks). Later marks ride
+            # with the next write: a resumed run asks the chain before sending anyway.
+            await ctx.journal.record_sends(key, attempt.number, sends, state="submitting")
     ctx.progress(key, "submit", f"transaction {index + 1}/{total}")
     skip = ctx.profile.skip_preflight
     last_send = 0.0
