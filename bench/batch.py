@@ -15,7 +15,6 @@ import argparse
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from launchops.sandbox.server import bind_pair  # noqa: E402
+from launchops.sandbox.process import serving  # noqa: E402
 from tests.support.pipeline import launch_document  # noqa: E402
 
 
@@ -48,62 +47,9 @@ def main() -> None:
     for index in range(args.launches):
         document = launch_document(key=f"bench-{index:05d}", symbol=f"B{index % 100000}")
         (folder / f"bench-{index:05d}.yaml").write_text(yaml.safe_dump(document))
-    first, second = bind_pair("127.0.0.1", 0)
-    port = first.getsockname()[1]
-    first.close()
-    second.close()
-    url = f"http://127.0.0.1:{port}"
-    sandbox = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "launchops.cli",
-            "sandbox",
-            "serve",
-            "--port",
-            str(port),
-            "--slot-ms",
-            str(args.slot_ms),
-        ],
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    env = {
-        **os.environ,
-        "LAUNCHOPS_HOME": str(work / "home"),
-        "LAUNCHOPS_BASE_URL": f"{url}/v1",
-        "LAUNCHOPS_RPC_URL": url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_API_RATE": "1000",
-        "LAUNCHOPS_RPC_RATE": "2000",
-        "PREFECT_HOME": str(work / "prefect"),
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    }
-    if args.journal_url:
-        env["LAUNCHOPS_JOURNAL_URL"] = args.journal_url
-    try:
-        _wait_up(url)
-        command = [
-            sys.executable,
-            "-m",
-            "launchops.cli",
-            "batch",
-            str(folder),
-            "--json",
-            "--concurrency",
-            str(args.concurrency),
-        ] + ([] if args.prefect else ["--no-prefect"])
-        started = time.perf_counter()
-        batch = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-        )
-        out = batch.stdout.read() if batch.stdout else b""
-        _, status, usage = os.wait4(batch.pid, 0)
-        elapsed = time.perf_counter() - started
-        stats = httpx.get(f"{url}/_sandbox/stats").json()
-    finally:
-        os.killpg(sandbox.pid, signal.SIGTERM)
-        sandbox.wait(timeout=30)
+    with serving("--slot-ms", str(args.slot_ms)) as sandbox:
+        out, status, usage, elapsed = run_batch(args, folder, work, sandbox.url)
+        stats = httpx.get(f"{sandbox.url}/_sandbox/stats").json()
     result = json.loads(out)
     transactions = 2
     ideal = math.ceil(args.launches / args.concurrency) * transactions * 2 * args.slot_ms / 1000
@@ -130,16 +76,29 @@ def main() -> None:
     )
 
 
-def _wait_up(url: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"})
-            return
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+def run_batch(args: argparse.Namespace, folder: Path, work: Path, url: str) -> tuple:
+    """`launchops batch` in its own process: its output, exit status, rusage and wall time."""
+    env = {
+        **os.environ,
+        "LAUNCHOPS_HOME": str(work / "home"),
+        "LAUNCHOPS_BASE_URL": f"{url}/v1",
+        "LAUNCHOPS_RPC_URL": url,
+        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+        "LAUNCHOPS_API_RATE": "1000",
+        "LAUNCHOPS_RPC_RATE": "2000",
+        "PREFECT_HOME": str(work / "prefect"),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
+    if args.journal_url:
+        env["LAUNCHOPS_JOURNAL_URL"] = args.journal_url
+    command = [sys.executable, "-m", "launchops.cli", "batch", str(folder), "--json"]
+    command += ["--concurrency", str(args.concurrency)]
+    command += [] if args.prefect else ["--no-prefect"]
+    started = time.perf_counter()
+    batch = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    out = batch.stdout.read() if batch.stdout else b""
+    _, status, usage = os.wait4(batch.pid, 0)
+    return out, status, usage, time.perf_counter() - started
 
 
 if __name__ == "__main__":

@@ -13,10 +13,7 @@ import argparse
 import asyncio
 import base64
 import json
-import os
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,7 +25,7 @@ from solders.transaction import VersionedTransaction
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from launchops.api import AsyncServiceClient, LaunchConfig
-from launchops.sandbox.server import bind_pair
+from launchops.sandbox.process import serving
 from tests.api import examples
 
 
@@ -118,40 +115,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    first, second = bind_pair("127.0.0.1", 0)
-    port = first.getsockname()[1]
-    first.close()
-    second.close()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "launchops.cli",
-            "sandbox",
-            "serve",
-            "--port",
-            str(port),
-            "--slot-ms",
-            "0",
-        ],
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"})
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        result = asyncio.run(run(url, args.launches, args.concurrency))
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=15)
+    with serving("--slot-ms", "0") as sandbox:
+        result = asyncio.run(run(sandbox.url, args.launches, args.concurrency))
     if args.json:
         print(json.dumps(result, indent=2))
     else:

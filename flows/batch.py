@@ -14,7 +14,7 @@ from prefect import flow
 
 from launchops.config.launchfile import launch_files
 from launchops.config.profiles import load_profile
-from launchops.pipeline.batch import BatchRow, counts, report_name, run_batch, write_reports
+from launchops.pipeline.batch import BatchRow, batch_result, run_batch
 from launchops.pipeline.context import LaunchContext, open_context
 from tasks import STEP_TASKS, validate_step
 from tasks.context import forget, progress, register, row_listeners
@@ -55,11 +55,8 @@ async def batch_flow(
 
 
 async def finish(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:
-    name = report_name(prefix)
-    as_json, as_csv = write_reports(rows, folder, name)
-    await publish_report(rows, f"{prefix}-report", f"{prefix} {name}")
-    return {
-        "counts": counts(rows),
-        "launches": [vars(row) for row in rows],
-        "reports": {"json": str(as_json), "csv": str(as_csv)},
-    }
+    result = batch_result(rows, folder, prefix)
+    await publish_report(
+        rows, f"{prefix}-report", f"{prefix} {Path(result['reports']['json']).stem}"
+    )
+    return result

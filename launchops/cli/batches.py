@@ -107,19 +107,12 @@ def _batch(
         )
 
     async def plain() -> dict[str, Any]:
-        from launchops.pipeline.batch import counts, report_name, run_batch, write_reports
+        from launchops.pipeline.batch import batch_result, run_batch
         from launchops.pipeline.context import open_context
 
         async with open_context(settings) as ctx:
             rows = await run_batch(ctx, files, concurrency=concurrency, on_update=update)
-        as_json, as_csv = write_reports(
-            rows, settings.profile_dir / "reports", report_name("batch")
-        )
-        return {
-            "counts": counts(rows),
-            "launches": [vars(r) for r in rows],
-            "reports": {"json": str(as_json), "csv": str(as_csv)},
-        }
+        return batch_result(rows, settings.profile_dir / "reports", "batch")
 
     return _run(plain())
 
@@ -155,19 +148,12 @@ def registrations_retry(
 
 
 async def _plain_retry(settings: Profile, idle: timedelta) -> dict[str, Any]:
-    from launchops.pipeline.batch import counts, report_name, retry_registrations, write_reports
+    from launchops.pipeline.batch import batch_result, retry_registrations
     from launchops.pipeline.context import open_context
 
     async with open_context(settings) as ctx:
         rows = await retry_registrations(ctx, older_than=idle)
-    as_json, as_csv = write_reports(
-        rows, settings.profile_dir / "reports", report_name("registrations")
-    )
-    return {
-        "counts": counts(rows),
-        "launches": [vars(r) for r in rows],
-        "reports": {"json": str(as_json), "csv": str(as_csv)},
-    }
+    return batch_result(rows, settings.profile_dir / "reports", "registrations")
 
 
 def _quiet_prefect() -> None:

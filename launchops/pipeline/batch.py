@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from launchops.api.errors import LaunchOpsError
 from launchops.journal.store import LaunchRecord
@@ -176,4 +177,22 @@ def report_name(prefix: str) -> str:
     return f"{prefix}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
 
 
-__all__ = ["BatchRow", "counts", "report_name", "retry_registrations", "run_batch", "write_reports"]
+def batch_result(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:
+    """Write the reports and answer what the commands print: counts, launches, report paths."""
+    as_json, as_csv = write_reports(rows, folder, report_name(prefix))
+    return {
+        "counts": counts(rows),
+        "launches": [asdict(row) for row in rows],
+        "reports": {"json": str(as_json), "csv": str(as_csv)},
+    }
+
+
+__all__ = [
+    "BatchRow",
+    "batch_result",
+    "counts",
+    "report_name",
+    "retry_registrations",
+    "run_batch",
+    "write_reports",
+]

@@ -20,7 +20,7 @@ from typing import Any
 from solders.signature import Signature
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
-from launchops.api.errors import APIStatusError, BadRequestError, ServiceError
+from launchops.api.errors import APIStatusError, ServiceError
 from launchops.api.models import LaunchConfig
 from launchops.chain.rpc import ChainError, Landing, TransactionRejected
 from launchops.chain.signing import SigningError, only_ours, resign, sign_partial
@@ -368,19 +368,10 @@ async def register(ctx: LaunchContext, key: str) -> None:
         async for attempt in retrying:
             with attempt:
                 answer = await ctx.client.register_launch(record.genesis, _config(record))
-    except BadRequestError as exc:
-        await ctx.journal.set_state(
-            key,
-            "register_failed",
-            step="register",
-            message=str(exc),
-            error=str(exc),
-            details=exc.details,
-        )
-        return
     except APIStatusError as exc:
         if exc.transient or exc.status >= 500:
-            raise
+            raise  # still `confirmed`: a re-run or the registration retry registers it
+        # 400 (and any other refusal): kept with the service's details for the retry flow.
         await ctx.journal.set_state(
             key,
             "register_failed",

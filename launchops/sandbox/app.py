@@ -63,6 +63,11 @@ def _details(exc: RequestValidationError) -> list[dict[str, Any]]:
     return details
 
 
+def _not_a_key(field: str) -> JSONResponse:
+    details = [{"path": [field], "message": "must be a base58 public key"}]
+    return envelope(400, "Invalid input data", details)
+
+
 def _asset(address: str) -> Pubkey | None:
     try:
         return Pubkey.from_string(address)
@@ -186,11 +191,7 @@ def build_app(service: SandboxService) -> FastAPI:
     async def fund(address: str, body: Annotated[FundRequest, Body()]) -> JSONResponse:
         asset = _asset(address)
         if asset is None:
-            return envelope(
-                400,
-                "Invalid input data",
-                [{"path": ["address"], "message": "must be a base58 public key"}],
-            )
+            return _not_a_key("address")
         if service.registry.agent(address, body.network) is None:
             return envelope(404, "Agent not found")
         return _transaction(*service.registry.build_fund(asset, body))
@@ -199,11 +200,7 @@ def build_app(service: SandboxService) -> FastAPI:
     async def withdraw(address: str, body: Annotated[WithdrawRequest, Body()]) -> JSONResponse:
         asset = _asset(address)
         if asset is None:
-            return envelope(
-                400,
-                "Invalid input data",
-                [{"path": ["address"], "message": "must be a base58 public key"}],
-            )
+            return _not_a_key("address")
         owner = service.registry.asset_owner(asset)
         if owner is None or service.registry.agent(address, body.network) is None:
             return envelope(404, "Agent not found")
@@ -286,11 +283,7 @@ def build_app(service: SandboxService) -> FastAPI:
     ) -> JSONResponse:
         owner_key = _asset(owner) if owner else None
         if owner and owner_key is None:
-            return envelope(
-                400,
-                "Invalid input data",
-                [{"path": ["owner"], "message": "must be a base58 public key"}],
-            )
+            return _not_a_key("owner")
         made = service.registry.seed(agents, network=network, owner=owner_key)
         return JSONResponse({"success": True, "agents": [a["mintAddress"] for a in made]})
 

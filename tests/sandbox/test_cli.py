@@ -8,31 +8,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
-from launchops.sandbox.server import bind_pair
+from launchops.sandbox.process import ServedSandbox, serving
 from tests.sandbox.test_persistence import launch_on
-
-
-class Served:
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}"
-        self.base_url = f"{self.url}/v1"
-        self.rpc_url = self.url
-
-
-def free_port() -> int:
-    first, second = bind_pair("127.0.0.1", 0)
-    port = first.getsockname()[1]
-    first.close()
-    second.close()
-    return port
 
 
 def launchops(*args: str) -> subprocess.CompletedProcess[str]:
@@ -42,45 +25,11 @@ def launchops(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def serve(*args: str, data: Path | None = None) -> Iterator[tuple[Served, subprocess.Popen[str]]]:
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "launchops.cli",
-        "sandbox",
-        "serve",
-        "--port",
-        str(port),
-        *args,
-    ]
-    if data:
-        command += ["--data", str(data)]
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    served = Served(port)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if (
-                httpx.post(
-                    served.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}
-                ).status_code
-                == 200
-            ):
-                break
-        except httpx.TransportError:
-            pass
-        assert process.poll() is None, process.stderr.read() if process.stderr else ""
-        assert time.monotonic() < deadline, "sandbox serve did not come up"
-        time.sleep(0.05)
-    try:
-        yield served, process
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=15)
+def serve(
+    *args: str, data: Path | None = None
+) -> Iterator[tuple[ServedSandbox, subprocess.Popen[str]]]:
+    with serving(*args, data=data, capture=True) as served:
+        yield served, served.process
 
 
 def test_serve_seed_faults_stats():

@@ -1,0 +1,96 @@
+"""`launchops sandbox serve` as a child process, as a user runs it: for benchmarks and
+tests that want the sandbox out of their own process (its own CPU, a real kill -9)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from launchops.sandbox.server import bind_pair
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port whose next one is free too (API and PubSub), released for the child to take."""
+    first, second = bind_pair(host, 0)
+    port = first.getsockname()[1]
+    first.close()
+    second.close()
+    return port
+
+
+@dataclass
+class ServedSandbox:
+    port: int
+    process: subprocess.Popen[Any]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def rpc_url(self) -> str:
+        return self.url
+
+    def wait_until_up(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                answer = httpx.post(
+                    self.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}
+                )
+                if answer.status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if self.process.poll() is not None:
+                raise RuntimeError(f"sandbox serve exited with {self.process.returncode}")
+            if time.monotonic() > deadline:
+                raise TimeoutError("sandbox serve did not come up")
+            time.sleep(0.05)
+
+    def kill(self, signum: int = signal.SIGTERM) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signum)
+            self.process.wait(timeout=30)
+
+
+@contextmanager
+def serving(*args: str, data: Path | None = None, capture: bool = False) -> Iterator[ServedSandbox]:
+    """`launchops sandbox serve --port <free> ARGS` until the block ends (then SIGTERM)."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "launchops.cli",
+        "sandbox",
+        "serve",
+        "--port",
+        str(port),
+        *args,
+    ]
+    if data is not None:
+        command += ["--data", str(data)]
+    output = subprocess.PIPE if capture else subprocess.DEVNULL
+    process = subprocess.Popen(
+        command, stdout=output, stderr=output, text=True, start_new_session=True
+    )
+    served = ServedSandbox(port, process)
+    try:
+        served.wait_until_up()
+        yield served
+    finally:
+        served.kill()
