@@ -60,6 +60,7 @@ __all__ = [
     "AsyncServiceClient",
     "CachedCard",
     "CardCache",
+    "FileCardCache",
     "MemoryCardCache",
     "RetryPolicy",
     "ServiceClient",
@@ -113,6 +114,37 @@ class MemoryCardCache:
 
     def put(self, key: str, entry: CachedCard) -> None:
         self._entries[key] = entry
+
+
+class FileCardCache:
+    """Cards and their ETags kept in a JSON file, so a later process can send If-None-Match."""
+
+    def __init__(self, path: Any) -> None:
+        from pathlib import Path
+
+        self.path = Path(path)
+
+    def _load(self) -> dict[str, Any]:
+        import json
+
+        try:
+            return json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def get(self, key: str) -> CachedCard | None:
+        entry = self._load().get(key)
+        return CachedCard(entry["etag"], entry["card"]) if isinstance(entry, dict) else None
+
+    def put(self, key: str, entry: CachedCard) -> None:
+        import json
+
+        entries = self._load()
+        entries[key] = {"etag": entry.etag, "card": entry.card}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(entries))
+        temporary.replace(self.path)
 
 
 class AsyncServiceClient:

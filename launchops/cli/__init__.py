@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from launchops import __version__
-from launchops.cli import batches, launches, service
+from launchops.cli import batches, launches, service, transfers  # noqa: F401 - registers commands
 from launchops.sandbox import cli as sandbox_cli
 
 app = typer.Typer(

@@ -179,8 +179,15 @@ def agents_card(
     as_json: JsonOpt = False,
 ) -> None:
     """Print an agent's A2A card."""
+    from launchops.api.client import FileCardCache
+    from launchops.config.profiles import home
+
+    async def fetch(client: AsyncServiceClient) -> Any:
+        client.card_cache = FileCardCache(home() / "card-cache.json")  # If-None-Match next time
+        return await client.get_agent_card(address)
+
     with user_errors(base_url):
-        card = _run_with_client(base_url, network, lambda c: c.get_agent_card(address))
+        card = _run_with_client(base_url, network, fetch)
     if as_json:
         _print_json(card.to_json_echo())
         return

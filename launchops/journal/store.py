@@ -278,8 +278,8 @@ class Journal:
                     key=key,
                     at=stamp,
                     step="create",
-                    message=f"attempt {number}: {len(created['transactions'])} transactions, "
-                    f"mint {created['mintAddress']}",
+                    message=f"attempt {number}: {len(created['transactions'])} transactions"
+                    + (f", mint {created['mintAddress']}" if created.get("mintAddress") else ""),
                 )
             )
 

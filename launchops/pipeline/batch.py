@@ -94,6 +94,39 @@ async def run_batch(
     return rows
 
 
+async def run_funding(
+    ctx: LaunchContext,
+    file: Path,
+    *,
+    concurrency: int | None = None,
+    call: StepCaller = call_step,
+    on_update: Update | None = None,
+) -> list[BatchRow]:
+    """Every transfer of a funding list (YAML or CSV), with the batch machinery."""
+    from launchops.pipeline.transfers import begin_transfer, read_funding_list
+
+    rows = read_funding_list(file)
+    labels = {Path(f"{file}#{index + 1}"): row for index, row in enumerate(rows)}
+
+    async def check(ctx: LaunchContext, label: Path) -> str:
+        row = labels[label]
+        record = await begin_transfer(
+            ctx,
+            "fund",
+            agent=str(row["agent"]),
+            amount=str(row["amount"]),
+            memo=str(row["memo"]),
+            network=row.get("network"),
+            given_id=row.get("id") or None,
+            source=str(label),
+        )
+        return record.key
+
+    return await run_batch(
+        ctx, list(labels), concurrency=concurrency, call=call, check=check, on_update=on_update
+    )
+
+
 async def _fill(
     ctx: LaunchContext, row: BatchRow, *, held: bool = False, record: LaunchRecord | None = None
 ) -> None:
@@ -105,8 +138,8 @@ async def _fill(
         return
     row.mint = record.mint
     row.launch_page = (record.result or {}).get("launch", {}).get("link")
-    if record.state == "registered":
-        row.state, row.error = "registered", None
+    if record.state == "registered" or (record.kind != "launch" and record.state == "confirmed"):
+        row.state, row.error = record.state, None
     elif held:
         row.state = "elsewhere"
     else:

@@ -90,7 +90,7 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
     record = await ctx.journal.get(key)
     if record is None:
         raise LaunchOpsError(f"no launch {key!r} in the journal")
-    if next_step(record.state) is None:
+    if next_step(record.state, record.kind) is None:
         return record  # finished, or waiting for a person: reported, not re-run
     if not await ctx.acquire(key):
         owner = (await ctx.journal.get(key) or record).lease_owner
@@ -104,7 +104,7 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
                     current = await ctx.journal.get(key)
                     assert current is not None
                     record = current
-                    step = next_step(record.state)
+                    step = next_step(record.state, record.kind)
                     if step is None:
                         break
                     ctx.just_read[key] = record

@@ -15,13 +15,18 @@ from __future__ import annotations
 
 import base64
 import time
+from decimal import Decimal
 from typing import Any
 
+from solders.pubkey import Pubkey
 from solders.signature import Signature
+from solders.transaction import VersionedTransaction
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from launchops.api.errors import APIStatusError, ServiceError
+from launchops.api.fields import lamports
 from launchops.api.models import LaunchConfig
+from launchops.chain.checks import check_fund, check_withdraw
 from launchops.chain.rpc import ChainError, Landing, TransactionRejected
 from launchops.chain.signing import SigningError, only_ours, resign, sign_partial
 from launchops.journal.store import Attempt, LaunchRecord
@@ -48,7 +53,10 @@ class BlockhashExpired(Exception):
     """Nothing of an attempt landed and its blockhash is provably dead: create again."""
 
 
-def next_step(state: str) -> str | None:
+def next_step(state: str, kind: str = "launch") -> str | None:
+    """The next step of a launch; a transfer (fund, withdraw) ends once confirmed."""
+    if kind != "launch" and state == "confirmed":
+        return None
     return STEP_OF_STATE.get(state)
 
 
@@ -85,6 +93,9 @@ async def create(ctx: LaunchContext, key: str) -> None:
         return
     ctx.progress(key, "create", f"attempt {number}")
     try:
+        if record.kind != "launch":
+            await _build_transfer(ctx, record, number)
+            return
         created = await _repeat_transient(
             lambda: ctx.client.create_launch(ctx.wallet, _config(record))
         )
@@ -107,6 +118,47 @@ async def create(ctx: LaunchContext, key: str) -> None:
             "genesisAccount": str(created.genesis_account),
         },
     )
+
+
+async def _build_transfer(ctx: LaunchContext, record: LaunchRecord, number: int) -> None:
+    """A fund or withdraw: the service builds the one transaction (again, after expiry)."""
+    wanted = record.config
+    common = {
+        "sender": ctx.wallet,
+        "amount": Decimal(wanted["amount"]),
+        "network": wanted["network"],
+    }
+    if record.kind == "fund":
+        built = await _repeat_transient(
+            lambda: ctx.client.build_fund_tx(wanted["agent"], memo=wanted["memo"], **common)
+        )
+    else:
+        built = await _repeat_transient(
+            lambda: ctx.client.build_withdraw_tx(wanted["agent"], **common)
+        )
+    await ctx.journal.record_created(
+        record.key,
+        number,
+        {
+            "transactions": [base64.b64encode(built.tx).decode()],
+            "blockhash": str(built.blockhash.blockhash),
+            "lastValidBlockHeight": built.blockhash.last_valid_block_height,
+            "mintAddress": None,
+            "genesisAccount": None,
+        },
+    )
+
+
+def _check_transfer(record: LaunchRecord, raw: bytes, sender: Any) -> None:
+    """Refuse, unsigned, a fund or withdraw that is not exactly what was asked."""
+    wanted = record.config
+    tx = VersionedTransaction.from_bytes(raw)
+    agent = Pubkey.from_string(wanted["agent"])
+    amount = lamports(Decimal(wanted["amount"]))
+    if record.kind == "fund":
+        check_fund(tx, agent=agent, sender=sender, lamports=amount, memo=wanted["memo"])
+    else:
+        check_withdraw(tx, agent=agent, sender=sender, lamports=amount)
 
 
 async def _repeat_transient(call: Any) -> Any:
@@ -141,6 +193,9 @@ async def sign(ctx: LaunchContext, key: str) -> None:
         return
     ctx.progress(key, "sign", f"{len(record.current.transactions)} transactions")
     try:
+        if record.kind != "launch":
+            for raw in record.current.transactions:
+                _check_transfer(record, raw, ctx.wallet)
         signed = [sign_partial(raw, ctx.keypair) for raw in record.current.transactions]
     except (SigningError, ValueError) as exc:
         await ctx.journal.set_state(key, "failed", step="sign", message=str(exc), error=str(exc))
@@ -173,7 +228,13 @@ async def submit(ctx: LaunchContext, key: str) -> None:
     sends = [dict(s) for s in attempt.sends or [{"signature": s, "sent": 0} for s in signatures]]
     for index in range(len(signed)):
         deadline = sends[index].get("lastValidBlockHeight", attempt.last_valid_block_height)
-        landing = await _land(ctx, key, attempt, index, signed, sends, deadline)
+        try:
+            landing = await _land(ctx, key, attempt, index, signed, sends, deadline)
+        except TransactionRejected as exc:  # the node refused it (simulation, signature)
+            await _stop(
+                ctx, key, attempt, index, sends, f"the node refused transaction {index + 1}: {exc}"
+            )
+            return
         if landing is not None and landing.err is None:
             sends[index].update(slot=landing.slot, level=landing.level)
             continue
