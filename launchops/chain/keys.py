@@ -89,7 +89,16 @@ def _sandbox_keypair(path: Path) -> Keypair:
         return _from_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     keypair = Keypair()
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    # Written whole to a private file, then linked into place: workers starting together
+    # all end up with the one key, and none reads a half-written file.
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as file:
         json.dump(list(bytes(keypair)), file)
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        return _from_file(path)  # another worker made it first
+    finally:
+        temporary.unlink(missing_ok=True)
     return keypair

@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import event, select, text, update
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from launchops.api.errors import LaunchOpsError
@@ -196,6 +197,36 @@ class Journal:
     # ── writing: each call is one transaction, outcome and state together ───
 
     async def begin(
+        self,
+        key: str,
+        *,
+        config: dict[str, Any],
+        config_hash: str,
+        network: str,
+        source: str | None,
+        kind: str = "launch",
+        replace: bool = False,
+    ) -> LaunchRecord:
+        """Record a launch (state `validated`), or return the one already under `key`.
+
+        A different config under an existing key is refused, unless nothing of it was
+        ever sent and `replace` is given. Two workers recording the same new launch at
+        once: one inserts, the other finds it.
+        """
+        arguments = {
+            "config": config,
+            "config_hash": config_hash,
+            "network": network,
+            "source": source,
+            "kind": kind,
+            "replace": replace,
+        }
+        try:
+            return await self._begin_once(key, **arguments)
+        except IntegrityError:
+            return await self._begin_once(key, **arguments)
+
+    async def _begin_once(
         self,
         key: str,
         *,

@@ -134,6 +134,8 @@ def test_two_workers_on_postgres_never_work_the_same_launch(
         for _ in range(2)
     ]
     outputs = [w.communicate(timeout=240) for w in workers]
+    for out, err in outputs:
+        assert out.strip().startswith("{"), err[-3000:]
     reports = [json.loads(out) for out, _ in outputs]
     counts = stats(sandbox)["launches"]
     assert counts["created"] == 10, counts  # no launch was created twice
