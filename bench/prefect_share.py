@@ -1,0 +1,108 @@
+"""Prefect's share of a launch: `launch_flow` against the bare launchops functions, on the
+same sandbox at --slot-ms 0, alternating runs (target: the flow adds at most 15 %).
+
+    python bench/prefect_share.py --runs 15 [--profile-flow]
+
+One Prefect server for the whole run (its start-up is not a launch's cost); each run is
+a new launch file. `--profile-flow` prints where a flow run spends its time. By hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--profile-flow", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="launchops-prefect-share-"))
+    os.environ.update(
+        PREFECT_HOME=str(work / "prefect"),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        PREFECT_LOGGING_LEVEL="WARNING",
+    )
+    from prefect.testing.utilities import prefect_test_harness
+
+    from launchops.sandbox.server import Sandbox, SandboxConfig
+    from tests.support.pipeline import launch_document
+
+    with (
+        prefect_test_harness(server_startup_timeout=60),
+        Sandbox(SandboxConfig(port=0, slot_ms=0)) as sandbox,
+    ):
+        os.environ.update(
+            LAUNCHOPS_HOME=str(work / "home"),
+            LAUNCHOPS_BASE_URL=sandbox.base_url,
+            LAUNCHOPS_RPC_URL=sandbox.rpc_url,
+            LAUNCHOPS_EMBEDDED_SANDBOX="false",
+            LAUNCHOPS_POLL_SECONDS="0.05",
+        )
+        from flows.launch import launch_flow
+        from launchops.config.profiles import load_profile
+        from launchops.pipeline.context import open_context
+        from launchops.pipeline.runner import run_launch, validate
+
+        def write(key: str) -> str:
+            path = work / f"{key}.yaml"
+            path.write_text(yaml.safe_dump(launch_document(key=key)))
+            return str(path)
+
+        async def bare(path: str) -> float:
+            started = time.perf_counter()
+            async with open_context(load_profile("sandbox")) as ctx:
+                record = await run_launch(ctx, (await validate(ctx, Path(path))).key)
+            assert record.state == "registered"
+            return time.perf_counter() - started
+
+        async def flow(path: str) -> float:
+            started = time.perf_counter()
+            result = await launch_flow(path=path)
+            assert result["state"] == "registered"
+            return time.perf_counter() - started
+
+        asyncio.run(bare(write("warm-bare")))
+        asyncio.run(flow(write("warm-flow")))
+        flows, bares = [], []
+        for index in range(args.runs):
+            bares.append(asyncio.run(bare(write(f"bare-{index}"))))
+            flows.append(asyncio.run(flow(write(f"flow-{index}"))))
+        if args.profile_flow:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile()
+            profiler.enable()
+            asyncio.run(flow(write("profiled")))
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    bare_median, flow_median = statistics.median(bares), statistics.median(flows)
+    print(
+        json.dumps(
+            {
+                "runs": args.runs,
+                "bare_median_s": round(bare_median, 3),
+                "flow_median_s": round(flow_median, 3),
+                "prefect_adds_percent": round((flow_median / bare_median - 1) * 100, 1),
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
