@@ -1,8 +1,8 @@
 """One poller for every signature in flight in this process.
 
 Each cycle asks `getSignatureStatuses` for all watched signatures at once (256 a call)
-and, when something has not landed, `getBlockHeight` once; every waiter gets that cycle's
-answer. A batch of N launches costs the RPC the same as one, and polling can be quick.
+and, when a late one has not landed, `getBlockHeight` once; every waiter gets that
+cycle's answer. A batch of N launches costs the RPC the same as one, and polling can be quick.
 """
 
 from __future__ import annotations
@@ -26,11 +26,14 @@ class StatusWatcher:
         self.rpc = rpc
         self.interval = interval
         self._waiting: dict[Signature, list[asyncio.Future[Seen]]] = {}
+        self._height_wanted = False
         self._task: asyncio.Task[None] | None = None
         self.cycles = 0
 
-    async def next(self, signature: Signature) -> Seen:
-        """Where `signature` stands at the next cycle."""
+    async def next(self, signature: Signature, *, height: bool = False) -> Seen:
+        """Where `signature` stands at the next cycle; `height`: and the block height, if
+        it has not landed (one getBlockHeight a cycle, only when someone asks)."""
+        self._height_wanted = self._height_wanted or height
         future: asyncio.Future[Seen] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(signature, []).append(future)
         if self._task is None or self._task.done():
@@ -44,10 +47,11 @@ class StatusWatcher:
         while self._waiting:
             await asyncio.sleep(self.interval)
             batch, self._waiting = self._waiting, {}
+            wanted, self._height_wanted = self._height_wanted, False
             signatures = list(batch)
             try:
                 landings = await self.rpc.statuses(signatures)
-                height = await self.rpc.block_height() if None in landings else None
+                height = await self.rpc.block_height() if wanted and None in landings else None
             except BaseException as exc:  # every waiter of this cycle learns of it
                 for futures in batch.values():
                     for future in futures:

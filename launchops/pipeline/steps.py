@@ -310,19 +310,22 @@ async def _land(
 ) -> Landing | None:
     """Send transaction `index` (again) until it lands at `confirmed`, or expires (None)."""
     signature = Signature.from_string(sends[index]["signature"])
-    [landing] = await ctx.rpc.statuses([signature])
-    if landing is not None and (landing.err or landing.reached("confirmed")):
-        return landing
+    if sends[index]["sent"]:  # sent before (a resumed run): it may have landed meanwhile
+        [landing] = await ctx.rpc.statuses([signature])
+        if landing is not None and (landing.err or landing.reached("confirmed")):
+            return landing
     total = len(signed)
     if not sends[index]["sent"]:
         sends[index]["sent"] = 1
         if not any(s["sent"] for s in sends[:index]):
             # Recorded before anything is sent (what --replace checks). Later marks ride
-            # with the next write: a resumed run asks the chain before sending anyway.
+            # with the next write; a resumed run that sends a landed transaction again
+            # costs nothing: the same signed bytes land at most once.
             await ctx.journal.record_sends(key, attempt.number, sends, state="submitting")
     ctx.progress(key, "submit", f"transaction {index + 1}/{total}")
     skip = ctx.profile.skip_preflight
     last_send = 0.0
+    first_send = time.monotonic()
     while True:
         now = time.monotonic()
         if now - last_send >= ctx.profile.rebroadcast_seconds:
@@ -334,7 +337,9 @@ async def _land(
             skip = True  # rebroadcasts: the same bytes, no second simulation
             last_send = now
             await ctx.renew(key)
-        seen = await ctx.watcher.next(signature)
+        # Whether it expired matters only once it is late: ask the block height then.
+        late = time.monotonic() - first_send > ctx.profile.rebroadcast_seconds
+        seen = await ctx.watcher.next(signature, height=late)
         landing = seen.landing
         if landing is not None and (landing.err or landing.reached("confirmed")):
             return landing
