@@ -15,6 +15,7 @@ from launchops.cli import batches, launches, service, transfers  # noqa: F401 - 
 from launchops.sandbox import cli as sandbox_cli
 
 app = typer.Typer(
+    rich_markup_mode=None,
     name="launchops",
     help="Token launches on Solana from YAML files, resumable at every step.",
     no_args_is_help=True,

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from launchops.config.profiles import Profile
 
 registrations_app = typer.Typer(
-    help="Register launches that landed but are not registered.", no_args_is_help=True
+    rich_markup_mode=None,
+    help="Register launches that landed but are not registered.",
+    no_args_is_help=True,
 )
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 

@@ -18,8 +18,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 DEFAULT_BASE_URL = "http://127.0.0.1:8899/v1"
 
-agents_app = typer.Typer(help="List and search agents, read their cards.", no_args_is_help=True)
-tokens_app = typer.Typer(help="Look up tokens and their launches.", no_args_is_help=True)
+agents_app = typer.Typer(
+    rich_markup_mode=None, help="List and search agents, read their cards.", no_args_is_help=True
+)
+tokens_app = typer.Typer(
+    rich_markup_mode=None, help="Look up tokens and their launches.", no_args_is_help=True
+)
 
 BaseUrl = Annotated[
     str,

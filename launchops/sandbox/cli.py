@@ -13,7 +13,9 @@ from typing import Annotated, Any
 import typer
 
 app = typer.Typer(
-    help="The local service and chain: serve, seed, faults, stats.", no_args_is_help=True
+    rich_markup_mode=None,
+    help="The local service and chain: serve, seed, faults, stats.",
+    no_args_is_help=True,
 )
 
 SandboxUrl = Annotated[
