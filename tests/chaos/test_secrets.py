@@ -1,0 +1,69 @@
+"""No byte of the secret key (raw, base58, JSON or base64 form) reaches a log, the journal,
+a result file, a report, or Prefect's storage, across a launch, a batch and a Prefect run.
+The key's own file (0600) is the one place it lives."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import base58
+
+from tests.support.pipeline import profile_env, write_launch
+
+
+def forms(secret: bytes) -> list[bytes]:
+    numbers = list(secret)
+    return [
+        secret,
+        secret[:32],  # the seed alone
+        base58.b58encode(secret),
+        base64.b64encode(secret),
+        json.dumps(numbers).encode(),
+        json.dumps(numbers, separators=(",", ":")).encode(),
+        ",".join(str(n) for n in numbers[:32]).encode(),
+    ]
+
+
+def run(env, *args: str) -> bytes:
+    done = subprocess.run(
+        [sys.executable, "-m", "launchops.cli", *args], capture_output=True, env=env, timeout=240
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout + done.stderr
+
+
+def test_the_secret_key_appears_nowhere(sandbox_factory, tmp_path, prefect_server):
+    from prefect.settings import PREFECT_API_URL
+
+    sandbox = sandbox_factory()
+    home = tmp_path / "home"
+    env = {
+        **profile_env(sandbox, home),
+        "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PREFECT_LOGGING_LEVEL": "DEBUG",
+    }
+    outputs = run(
+        env, "launch", str(write_launch(tmp_path / "one", key="secret-plain")), "--no-prefect"
+    )
+    batch = tmp_path / "batch"
+    for index in range(3):
+        write_launch(batch, f"b{index}.yaml", key=f"secret-batch-{index}", symbol=f"S{index}")
+    outputs += run(env, "batch", str(batch), "--no-prefect")
+    outputs += run(env, "launch", str(write_launch(tmp_path / "flow", key="secret-flow")), "--json")
+    outputs += run(env, "batch", str(batch))  # through Prefect: reports and the artifact
+    key_file = home / "sandbox" / "sandbox-keypair.json"
+    secret = bytes(json.loads(key_file.read_text()))
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert any(form in key_file.read_bytes() for form in forms(secret))  # the scan does find it
+    places = [p for p in home.rglob("*") if p.is_file() and p != key_file]
+    places += [p for p in Path(os.environ["PREFECT_HOME"]).rglob("*") if p.is_file()]
+    assert any(p.name == "journal.db" for p in places) and any(p.suffix == ".csv" for p in places)
+    for form in forms(secret):
+        assert form not in outputs, "a secret reached the output"
+        for place in places:
+            assert form not in place.read_bytes(), f"a secret reached {place}"
