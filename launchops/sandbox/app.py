@@ -13,6 +13,7 @@ from fastapi import Body, FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from solders.pubkey import Pubkey
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
@@ -103,9 +104,13 @@ def build_app(service: SandboxService) -> FastAPI:
     async def rejected(request: Request, exc: LaunchRejected) -> JSONResponse:
         return envelope(400, exc.error, exc.details)
 
-    @app.exception_handler(404)
-    async def not_found(request: Request, exc: Exception) -> JSONResponse:
-        return envelope(404, "Not found")
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # 404, 405 and the rest: in the spec's envelope, not FastAPI's {"detail": ...}.
+        text = "Not found" if exc.status_code == 404 else str(exc.detail)
+        response = envelope(exc.status_code, text)
+        response.headers.update(exc.headers or {})
+        return response
 
     @app.exception_handler(ClientDisconnect)
     async def gone(request: Request, exc: ClientDisconnect) -> Response:
