@@ -241,6 +241,14 @@ class Chain:
 
     def airdrop(self, key: Pubkey, lamports: int) -> Signature:
         result = self.svm.airdrop(key, lamports)
+        if (
+            isinstance(result, FailedTransactionMetadata)
+            and _err_json(result) == "AlreadyProcessed"
+        ):
+            # The same airdrop twice in one slot is the same transaction: a second request
+            # is a second credit, so build it on a fresh (LiteSVM-internal) blockhash.
+            self.svm.expire_blockhash()
+            result = self.svm.airdrop(key, lamports)
         if isinstance(result, FailedTransactionMetadata):
             raise RpcError(-32603, f"airdrop failed: {_err_json(result)}")
         signature = result.signature()

@@ -290,3 +290,12 @@ def test_unknown_signature_status_is_null(sandbox):
         [[str(Signature.default())], {"searchTransactionHistory": True}],
     ).json()
     assert answer["result"]["value"] == [None]
+
+
+def test_two_airdrops_in_one_slot_credit_twice(sandbox):
+    key = str(Keypair().pubkey())
+    for _ in range(2):
+        answer = raw_rpc(sandbox, "requestAirdrop", [key, 10**9]).json()
+        assert "result" in answer, answer
+    balance = raw_rpc(sandbox, "getBalance", [key]).json()["result"]["value"]
+    assert balance == 2 * 10**9
