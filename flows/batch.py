@@ -13,13 +13,11 @@ from typing import Any
 from prefect import flow
 
 from launchops.config.launchfile import launch_files
-from launchops.config.profiles import load_profile
 from launchops.pipeline.batch import BatchRow, batch_result, run_batch
-from launchops.pipeline.context import LaunchContext, open_context
-from tasks import STEP_TASKS, validate_step
-from tasks.context import forget, progress, register, row_listeners
+from launchops.pipeline.context import LaunchContext
+from tasks import validate_step
+from tasks.context import flow_context, row_listeners
 from tasks.report import publish_report
-from tasks.secrets import secret_keypair
 
 
 @flow(name="batch", log_prints=False)
@@ -29,29 +27,21 @@ async def batch_flow(
     concurrency: int | None = None,
     profiles_file: str | None = None,
 ) -> dict[str, Any]:
-    settings = load_profile(profile, profiles_file=Path(profiles_file) if profiles_file else None)
     files = [file for path in paths for file in launch_files(Path(path))]
-    async with open_context(settings, progress=progress, resolver=secret_keypair) as ctx:
-        name = register(ctx)
-
-        async def call_task(step: str, _: LaunchContext, key: str) -> None:
-            await STEP_TASKS[step](name, key)
+    async with flow_context(profile, profiles_file) as flow_ctx:
 
         async def check(_: LaunchContext, path: Path) -> str:
-            return await validate_step(name, str(path))
+            return await validate_step(flow_ctx.name, str(path))
 
-        try:
-            rows = await run_batch(
-                ctx,
-                files,
-                concurrency=concurrency,
-                call=call_task,
-                check=check,
-                on_update=row_listeners,
-            )
-        finally:
-            forget(name)
-    return await finish(rows, settings.profile_dir / "reports", "batch")
+        rows = await run_batch(
+            flow_ctx.ctx,
+            files,
+            concurrency=concurrency,
+            call=flow_ctx.call,
+            check=check,
+            on_update=row_listeners,
+        )
+    return await finish(rows, flow_ctx.settings.profile_dir / "reports", "batch")
 
 
 async def finish(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:

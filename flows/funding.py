@@ -9,12 +9,8 @@ from typing import Any
 from prefect import flow
 
 from flows.batch import finish
-from launchops.config.profiles import load_profile
 from launchops.pipeline.batch import run_funding
-from launchops.pipeline.context import LaunchContext, open_context
-from tasks import STEP_TASKS
-from tasks.context import forget, progress, register, row_listeners
-from tasks.secrets import secret_keypair
+from tasks.context import flow_context, row_listeners
 
 
 @flow(name="funding", log_prints=False)
@@ -24,17 +20,12 @@ async def funding_flow(
     concurrency: int | None = None,
     profiles_file: str | None = None,
 ) -> dict[str, Any]:
-    settings = load_profile(profile, profiles_file=Path(profiles_file) if profiles_file else None)
-    async with open_context(settings, progress=progress, resolver=secret_keypair) as ctx:
-        name = register(ctx)
-
-        async def call_task(step: str, _: LaunchContext, key: str) -> None:
-            await STEP_TASKS[step](name, key)
-
-        try:
-            rows = await run_funding(
-                ctx, Path(path), concurrency=concurrency, call=call_task, on_update=row_listeners
-            )
-        finally:
-            forget(name)
-    return await finish(rows, settings.profile_dir / "reports", "funding")
+    async with flow_context(profile, profiles_file) as flow_ctx:
+        rows = await run_funding(
+            flow_ctx.ctx,
+            Path(path),
+            concurrency=concurrency,
+            call=flow_ctx.call,
+            on_update=row_listeners,
+        )
+    return await finish(rows, flow_ctx.settings.profile_dir / "reports", "funding")

@@ -13,12 +13,9 @@ from typing import Any
 from prefect import flow
 
 from launchops.api.errors import LaunchOpsError
-from launchops.config.profiles import load_profile
-from launchops.pipeline.context import LaunchContext, open_context
 from launchops.pipeline.runner import run_launch, summary
-from tasks import STEP_TASKS, validate_step
-from tasks.context import forget, progress, register
-from tasks.secrets import secret_keypair
+from tasks import validate_step
+from tasks.context import flow_context
 
 
 @flow(name="launch", log_prints=False)
@@ -30,25 +27,10 @@ async def launch_flow(
     profiles_file: str | None = None,
 ) -> dict[str, Any]:
     """Launch the file at `path`, or resume the launch `key` from the journal."""
-    settings = load_profile(profile, profiles_file=_path(profiles_file))
-    async with open_context(settings, progress=progress, resolver=secret_keypair) as ctx:
-        name = register(ctx)
-        try:
-            if path is not None:
-                key = await validate_step(name, path, replace)
-            if key is None or await ctx.journal.get(key) is None:
-                raise LaunchOpsError(f"no launch {key!r} in the journal of profile {profile}")
-
-            async def call_task(step: str, _: LaunchContext, launch_key: str) -> None:
-                await STEP_TASKS[step](name, launch_key)
-
-            record = await run_launch(ctx, key, call=call_task)
-        finally:
-            forget(name)
-    return summary(settings, record)
-
-
-def _path(value: str | None) -> Any:
-    from pathlib import Path
-
-    return Path(value) if value else None
+    async with flow_context(profile, profiles_file) as flow_ctx:
+        if path is not None:
+            key = await validate_step(flow_ctx.name, path, replace)
+        if key is None or await flow_ctx.ctx.journal.get(key) is None:
+            raise LaunchOpsError(f"no launch {key!r} in the journal of profile {profile}")
+        record = await run_launch(flow_ctx.ctx, key, call=flow_ctx.call)
+    return summary(flow_ctx.settings, record)

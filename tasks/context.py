@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
-from launchops.pipeline.context import LaunchContext
+from launchops.config.profiles import Profile, load_profile
+from launchops.pipeline.context import LaunchContext, open_context
 
 _CONTEXTS: dict[str, LaunchContext] = {}
 _LISTENERS: list[Callable[[str, str, str], None]] = []
@@ -53,3 +57,32 @@ def listen_rows(listener: Callable[[object], None]) -> None:
 def row_listeners(row: object) -> None:
     for listener in list(_ROW_LISTENERS):
         listener(row)
+
+
+@dataclass
+class FlowContext:
+    """What a flow holds while it runs: the launch context, its name for tasks, and the
+    step caller that runs each step as its task."""
+
+    ctx: LaunchContext
+    name: str
+    settings: Profile
+
+    async def call(self, step: str, _: LaunchContext, key: str) -> None:
+        from tasks import STEP_TASKS  # the step tasks import this module
+
+        await STEP_TASKS[step](self.name, key)
+
+
+@asynccontextmanager
+async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator[FlowContext]:
+    """The profile's launch context, registered for tasks for as long as the flow runs."""
+    from tasks.secrets import secret_keypair
+
+    settings = load_profile(profile, profiles_file=Path(profiles_file) if profiles_file else None)
+    async with open_context(settings, progress=progress, resolver=secret_keypair) as ctx:
+        name = register(ctx)
+        try:
+            yield FlowContext(ctx, name, settings)
+        finally:
+            forget(name)
