@@ -57,8 +57,10 @@ class Landed:
 
 @dataclass
 class ChainFaults:
-    drop_rate: float = 0.0  # fraction of sent transactions accepted and never landed
+    drop_rate: float = 0.0  # fraction of sends accepted and never landed
     delay_slots: int = 0  # extra slots before a sent transaction lands
+    expire_rate: float = 0.0  # fraction of new transactions built on a doomed blockhash
+    expire_next: int = 0  # the next N new transactions are built on one
 
 
 @dataclass
@@ -88,6 +90,7 @@ class Chain:
         self.pending: dict[int, list[_Pending]] = defaultdict(list)
         self.pending_sigs: set[Signature] = set()
         self.dropped: set[Signature] = set()
+        self.doomed: dict[Hash, int] = {}  # blockhashes handed out to force an expiry
         self.listeners: list[Callable[[int], None]] = []
         self._new_blockhash()
 
@@ -119,8 +122,24 @@ class Chain:
         blockhash = next(reversed(self.blockhashes))
         return blockhash, self.blockhashes[blockhash]
 
+    def blockhash_for_new(self) -> tuple[Hash, int]:
+        """The blockhash the service builds a new transaction on: the latest one, or, when
+        the faults force an expiry, a fresh one valid for this slot only. Whatever is
+        sent with it lands no earlier than the next slot, where it is already dead."""
+        faults = self.faults
+        forced = faults.expire_next > 0
+        if forced:
+            faults.expire_next -= 1
+        elif not (faults.expire_rate and self.rng.random() < faults.expire_rate):
+            return self.latest_blockhash()
+        doomed = Hash(bytes(self.rng.getrandbits(8) for _ in range(32)))
+        self.doomed[doomed] = self.block_height
+        while len(self.doomed) > 1024:
+            self.doomed.pop(next(iter(self.doomed)))
+        return doomed, self.block_height
+
     def blockhash_valid(self, blockhash: Hash) -> bool:
-        last_valid = self.blockhashes.get(blockhash)
+        last_valid = self.blockhashes.get(blockhash, self.doomed.get(blockhash))
         return last_valid is not None and self.block_height <= last_valid
 
     def restore_time(self, slot: int, blockhashes: list[tuple[str, int]]) -> None:
@@ -151,8 +170,9 @@ class Chain:
             if isinstance(result, FailedTransactionMetadata):
                 logs, units = _meta(result.meta())
                 raise _preflight_failure(_err_json(result), logs, units)
-        if signature in self.dropped or self.rng.random() < self.faults.drop_rate:
-            self.dropped.add(signature)  # accepted, and never lands, like a dropped packet
+        if self.faults.drop_rate and self.rng.random() < self.faults.drop_rate:
+            # Accepted, and lost like a dropped packet: only a rebroadcast can land it.
+            self.dropped.add(signature)
             return signature
         lands_at = self.slot + 1 + max(0, self.faults.delay_slots)
         self.pending[lands_at].append(_Pending(tx, raw))

@@ -14,7 +14,19 @@ class Faults(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    drop_rate: float = Field(0.0, ge=0, le=1, description="fraction of sent transactions dropped")
+    drop_rate: float = Field(
+        0.0, ge=0, le=1, description="fraction of sends dropped (a rebroadcast may land)"
+    )
+    expire_rate: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="fraction of creates and fund/withdraw builds given a blockhash that dies "
+        "at the next slot, so their transactions expire unlanded",
+    )
+    expire_next: int = Field(
+        0, ge=0, le=1_000_000, description="the next N creates and builds expire so"
+    )
     delay_slots: int = Field(0, ge=0, le=1000, description="extra slots before landing")
     rpc_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of RPC calls refused")
     api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")

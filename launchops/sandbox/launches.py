@@ -98,7 +98,7 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
                 }
             ],
         )
-    blockhash, last_valid = chain.latest_blockhash()
+    blockhash, last_valid = chain.blockhash_for_new()
     mint_space = p.METADATA_POINTER_MINT_SIZE
     full_size = mint_space + p.metadata_size(config.name, config.symbol, config.image)
     first = [

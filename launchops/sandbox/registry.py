@@ -128,7 +128,7 @@ class Registry:
         return p.asset_owner(bytes(account.data))
 
     def _unsigned(self, payer: Pubkey, ixs: list[Any]) -> tuple[bytes, str, int]:
-        blockhash, last_valid = self.chain.latest_blockhash()
+        blockhash, last_valid = self.chain.blockhash_for_new()
         message = MessageV0.try_compile(payer, ixs, [], blockhash)
         empty = [Signature.default()] * message.header.num_required_signatures
         return bytes(VersionedTransaction.populate(message, empty)), str(blockhash), last_valid

@@ -151,6 +151,19 @@ async def test_expiry_with_nothing_landed_creates_once_more(chain, tmp_path):
     assert counts["created"] == 2 and counts["mintsOnChain"] == 1 and counts["registered"] == 1
 
 
+async def test_a_forced_expiry_is_detected_and_created_again(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory(slot_ms=20)
+    set_faults(sandbox, expire_next=2)  # the first two creates get a blockhash about to die
+    async with context_for(sandbox, tmp_path) as ctx:
+        key = (await validate(ctx, write_launch(tmp_path, key="forced-expiry"))).key
+        record = await run_launch(ctx, key)
+    assert record.state == "registered" and record.attempt == 3
+    assert [a.outcome for a in record.attempts] == ["expired", "expired", None]
+    counts = stats(sandbox)["launches"]
+    assert counts["created"] == 3 and counts["mintsOnChain"] == 1 and counts["registered"] == 1
+    assert stats(sandbox)["chain"]["transactions"] >= 2
+
+
 async def test_expiry_after_a_partial_landing_re_signs_the_tail(chain, tmp_path):
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="expire-tail"))).key

@@ -204,7 +204,11 @@ async def test_dropped_and_delayed_transactions(sandbox_factory):
         signature = (await rpc.send_raw_transaction(bytes(tx))).value
         advance(sandbox, 10)
         assert (await rpc.get_signature_statuses([signature])).value == [None]
-        httpx.put(f"{sandbox.url}/_sandbox/faults", json={"drop_rate": 0, "delay_slots": 3})
+        httpx.put(f"{sandbox.url}/_sandbox/faults", json={"drop_rate": 0})
+        # A drop loses one send, not the transaction: the same bytes sent again land.
+        assert (await rpc.send_raw_transaction(bytes(tx))).value == signature
+        assert (await wait_for(rpc, signature, "processed")).err is None
+        httpx.put(f"{sandbox.url}/_sandbox/faults", json={"delay_slots": 3})
         tx = transfer_tx(sender, 2_000_000, (await rpc.get_latest_blockhash()).value.blockhash)
         sent_at = advance(sandbox, 1)
         signature = (await rpc.send_raw_transaction(bytes(tx))).value
