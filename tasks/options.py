@@ -8,12 +8,19 @@ from typing import Any
 from prefect.cache_policies import NO_CACHE
 
 
-def transient_only(task: Any, task_run: Any, state: Any) -> bool:
-    try:
-        state.result()
-    except Exception as exc:  # the task's own exception, re-raised by Prefect
-        return bool(getattr(exc, "transient", False))
-    return False
+async def transient_only(task: Any, task_run: Any, state: Any) -> bool:
+    """Retry a step only when what it raised says repeating it may succeed.
+
+    Async on purpose: in an async task `state.result()` is a coroutine, and a sync check
+    would never see the exception (Prefect awaits an async condition in either engine).
+    """
+    error = state.data if isinstance(state.data, BaseException) else None
+    if error is None:
+        try:
+            await state.aresult()
+        except Exception as exc:  # the task's own exception, re-raised by Prefect
+            error = exc
+    return bool(getattr(error, "transient", False))
 
 
 STEP_TASK = {

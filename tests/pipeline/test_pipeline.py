@@ -284,3 +284,32 @@ async def test_the_prefect_flow_runs_the_same_steps(chain, tmp_path, monkeypatch
     again = await launch_flow(key="by-prefect")
     assert again == result
     assert_once(chain)
+
+
+async def test_prefect_retries_a_step_only_on_a_transient_error(prefect_server):
+    from prefect import flow, task
+
+    from launchops.api.errors import APIStatusError
+    from tasks.options import STEP_TASK
+
+    calls: list[int] = []
+
+    def failing(status: int):
+        @task(**{**STEP_TASK, "retry_delay_seconds": 0})
+        async def step() -> str:
+            calls.append(status)
+            if len(calls) == 1:
+                raise APIStatusError(status, "refused")
+            return "done"
+
+        return step
+
+    @flow
+    async def run(status: int) -> str:
+        return await failing(status)()
+
+    assert await run(503) == "done" and calls == [503, 503]  # transient: retried
+    calls.clear()
+    with pytest.raises(APIStatusError):
+        await run(400)
+    assert calls == [400]  # a refusal is not repeated
