@@ -37,3 +37,17 @@ def prefect_server(tmp_path_factory) -> Iterator[None]:
 
     with prefect_test_harness(server_startup_timeout=60):
         yield
+
+
+@pytest.fixture
+def prefect_env(prefect_server) -> dict[str, str]:
+    """Environment that points a child process at the session's Prefect server."""
+    import os
+
+    from prefect.settings import PREFECT_API_URL
+
+    return {
+        "PREFECT_API_URL": str(PREFECT_API_URL.value()),
+        "PREFECT_HOME": os.environ["PREFECT_HOME"],
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+    }

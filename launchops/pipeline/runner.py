@@ -100,10 +100,13 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
     try:
         async for attempt in recreate_policy(ctx.profile):
             with attempt:
+                step: str | None = None
                 while True:
                     current = await ctx.journal.get(key)
                     assert current is not None
                     record = current
+                    if step == "submit" and record.state == "expired":
+                        raise BlockhashExpired(key)  # the policy waits, then creates again
                     step = next_step(record.state, record.kind)
                     if step is None:
                         break

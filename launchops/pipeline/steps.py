@@ -50,7 +50,10 @@ MAX_RESIGNS = 3
 
 
 class BlockhashExpired(Exception):
-    """Nothing of an attempt landed and its blockhash is provably dead: create again."""
+    """Nothing of an attempt landed and its blockhash is provably dead: create again.
+
+    Raised by the driver, not by the submit step: the step did its work (it found out and
+    journaled it), so its Prefect task run completes rather than showing as failed."""
 
 
 def next_step(state: str, kind: str = "launch") -> str | None:
@@ -214,9 +217,9 @@ async def sign(ctx: LaunchContext, key: str) -> None:
 async def submit(ctx: LaunchContext, key: str) -> None:
     """Send in order, rebroadcasting the same bytes, until each has landed.
 
-    Raises `BlockhashExpired` when nothing landed and the blockhash is dead (the caller
-    creates again); re-signs a tail that only the creator signs; otherwise a partly
-    landed launch goes to `needs_attention`.
+    Leaves the launch `expired` when nothing landed and the blockhash is dead (the driver
+    raises `BlockhashExpired` for its retry policy, which creates again); re-signs a tail
+    that only the creator signs; otherwise a partly landed launch goes to `needs_attention`.
     """
     record = await _record(ctx, key)
     if record.state not in ("signed", "submitting") or record.current is None:
@@ -258,7 +261,7 @@ async def submit(ctx: LaunchContext, key: str) -> None:
                 error="blockhash expired before anything landed",
             )
             ctx.progress(key, "submit", "blockhash expired, nothing landed: creating again")
-            raise BlockhashExpired(key)
+            return
         tail = signed[index:]
         resigns = sum(1 for s in sends if s.get("replaced"))
         if not all(only_ours(raw, ctx.wallet) for raw in tail) or resigns >= MAX_RESIGNS:

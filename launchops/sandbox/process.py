@@ -69,9 +69,11 @@ class ServedSandbox:
 
 
 @contextmanager
-def serving(*args: str, data: Path | None = None, capture: bool = False) -> Iterator[ServedSandbox]:
+def serving(
+    *args: str, data: Path | None = None, capture: bool = False, port: int | None = None
+) -> Iterator[ServedSandbox]:
     """`launchops sandbox serve --port <free> ARGS` until the block ends (then SIGTERM)."""
-    port = free_port()
+    port = port or free_port()
     command = [
         sys.executable,
         "-m",

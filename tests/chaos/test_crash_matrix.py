@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import httpx
-import pytest
 
 from launchops.journal.store import Journal
 from tests.support.crash import MOMENTS
@@ -48,20 +47,6 @@ def state_of(journal_url: str, key: str) -> str:
         return record.state if record else "(none)"
 
     return asyncio.run(read())
-
-
-@pytest.fixture
-def prefect_env(prefect_server) -> dict[str, str]:
-    """The session's Prefect server, for child processes."""
-    import os
-
-    from prefect.settings import PREFECT_API_URL
-
-    return {
-        "PREFECT_API_URL": str(PREFECT_API_URL.value()),
-        "PREFECT_HOME": os.environ["PREFECT_HOME"],
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-    }
 
 
 def test_sigkill_at_every_step_boundary_and_inside_every_step(

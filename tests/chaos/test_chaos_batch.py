@@ -1,0 +1,87 @@
+"""A batch of 30 launches through the Prefect batch flow, against a sandbox with every
+fault on at once: 30 % of sends dropped, 10 % of RPC and API calls refused with 429 or
+503, 200 ms added to every answer, blockhash expiry forced on the first creates, and the
+first registers failing with 500. Every launch must end registered exactly once, with one
+mint, nothing lost, in bounded time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+from launchops.journal.store import Journal
+from tests.support.pipeline import profile_env, profile_for, set_faults, stats, write_launch
+
+LAUNCHES = 30
+FORCED_EXPIRIES = 6
+FAILING_REGISTERS = 5
+BOUND_SECONDS = 240  # measured 17-19 s on two shared cores: this catches a hang or a spiral
+
+
+async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
+    sandbox_factory, tmp_path, monkeypatch, prefect_server
+):
+    from flows.batch import batch_flow
+
+    sandbox = sandbox_factory(slot_ms=50, seed=7)
+    home = tmp_path / "home"
+    for name, value in profile_env(sandbox, home, LAUNCHOPS_POLL_SECONDS="0.1").items():
+        if name.startswith("LAUNCHOPS_"):
+            monkeypatch.setenv(name, value)
+    folder = tmp_path / "launches"
+    for index in range(LAUNCHES):
+        write_launch(folder, f"chaos-{index:02d}.yaml", key=f"chaos-{index:02d}")
+    set_faults(
+        sandbox,
+        drop_rate=0.3,
+        rpc_error_rate=0.1,
+        api_error_rate=0.1,
+        error_status="mixed",
+        latency_ms=200,
+        expire_next=FORCED_EXPIRIES,
+        fail_status=500,
+        fail_next={"POST /v1/launches/register": FAILING_REGISTERS},
+    )
+
+    started = time.monotonic()
+    result = await asyncio.wait_for(
+        batch_flow(paths=[str(folder)], concurrency=10), timeout=BOUND_SECONDS
+    )
+    elapsed = time.monotonic() - started
+    set_faults(sandbox, drop_rate=0, rpc_error_rate=0, api_error_rate=0, latency_ms=0)
+    seen = stats(sandbox)
+
+    assert result["counts"] == {"registered": LAUNCHES}, result["counts"]
+    # Every fault really fired.
+    refused = seen["refused"]
+    assert refused.get("POST /v1/launches/register", 0) >= FAILING_REGISTERS
+    assert sum(v for k, v in refused.items() if not k.startswith(("GET ", "POST "))) > 0  # RPC
+    assert refused.get("POST /v1/launches/create", 0) > 0
+    assert seen["chain"]["dropped"] > 0
+    # Exactly one of everything per launch: creates beyond 30 are the forced expiries.
+    launches = seen["launches"]
+    assert launches["registered"] == LAUNCHES and launches["mintsOnChain"] == LAUNCHES
+    assert launches["created"] == LAUNCHES + FORCED_EXPIRIES
+
+    journal = await Journal.open(profile_for(sandbox, home).journal)
+    try:
+        records = [await journal.get(f"chaos-{index:02d}") for index in range(LAUNCHES)]
+    finally:
+        await journal.close()
+    assert all(r is not None and r.state == "registered" for r in records)
+    mints = {r.result["token"]["mintAddress"] for r in records}
+    assert len(mints) == LAUNCHES
+    expired = sum(a.outcome == "expired" for r in records for a in r.attempts)
+    assert expired == FORCED_EXPIRIES
+    for mint in mints:  # the service lists one launch per token: registered once
+        token = httpx.get(f"{sandbox.base_url}/tokens/{mint}").json()["data"]
+        assert len(token["launches"]) == 1
+    print(
+        f"\nchaos batch: {LAUNCHES} launches registered once each in {elapsed:.1f} s; "
+        f"{seen['chain']['dropped']} sends dropped, {sum(refused.values())} calls refused "
+        f"({refused}), {expired} forced expiries re-created, {seen['rpcTotal']} RPC and "
+        f"{seen['apiTotal']} API calls"
+    )

@@ -1,0 +1,105 @@
+"""`launchops sandbox serve --data DIR` killed with SIGKILL in the middle of a batch and
+started again on the same folder and port: the batch rides over the outage, and nothing
+the sandbox had acknowledged is lost (chain state, agent listing, launches)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from launchops.journal.store import Journal, LaunchRecord
+from launchops.sandbox.process import serving
+from tests.support.pipeline import profile_env, profile_for, stats, write_launch
+
+LAUNCHES = 12
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def records(journal_url: str) -> list[LaunchRecord]:
+    async def read() -> list[LaunchRecord]:
+        journal = await Journal.open(journal_url)
+        try:
+            return [await journal.get(f"restart-{i:02d}") for i in range(LAUNCHES)]  # type: ignore[misc]
+        finally:
+            await journal.close()
+
+    return [r for r in asyncio.run(read()) if r is not None]
+
+
+def rpc(url: str, method: str, params: list) -> object:
+    answer = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    return answer.json()["result"]
+
+
+def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefect_env):
+    data, home, folder = tmp_path / "sandbox", tmp_path / "home", tmp_path / "launches"
+    for index in range(LAUNCHES):
+        write_launch(folder, f"restart-{index:02d}.yaml", key=f"restart-{index:02d}")
+    with serving("--slot-ms", "50", "--seed-agents", "5", data=data) as first:
+        port = first.port
+        env = profile_env(first, home, **prefect_env)
+        journal_url = profile_for(first, home).journal
+        batch = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "launchops.cli",
+                "batch",
+                str(folder),
+                "--json",
+                "--concurrency",
+                "3",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        deadline = time.monotonic() + 180
+        while stats(first)["launches"]["registered"] < 3:
+            assert batch.poll() is None, batch.stderr.read()[-2000:] if batch.stderr else ""
+            assert time.monotonic() < deadline, "the batch made no progress"
+            time.sleep(0.1)
+        agents = httpx.get(f"{first.base_url}/agents", params={"pageSize": 100}).json()
+        acknowledged = stats(first)
+        first.kill(signal.SIGKILL)
+    in_flight = [r for r in records(journal_url) if r.state != "registered"]
+    done = [r for r in records(journal_url) if r.state == "registered"]
+    time.sleep(1.0)  # an outage the clients must ride over
+
+    with serving("--slot-ms", "50", data=data, port=port) as second:
+        # Everything acknowledged before the kill is there.
+        assert httpx.get(f"{second.base_url}/agents", params={"pageSize": 100}).json() == agents
+        assert stats(second)["chain"]["slot"] > acknowledged["chain"]["slot"]
+        for record in done:
+            mint = record.result["token"]["mintAddress"]
+            token = httpx.get(f"{second.base_url}/tokens/{mint}").json()["data"]
+            assert [launch["genesisAddress"] for launch in token["launches"]] == [record.genesis]
+            assert rpc(second.rpc_url, "getAccountInfo", [mint, {"encoding": "base64"}])["value"]
+            statuses = rpc(
+                second.rpc_url,
+                "getSignatureStatuses",
+                [record.current.signatures, {"searchTransactionHistory": True}],
+            )["value"]
+            assert all(s and s["err"] is None for s in statuses)
+
+        out, err = batch.communicate(timeout=300)
+        assert batch.returncode == 0, err[-3000:]
+        assert json.loads(out)["counts"] == {"registered": LAUNCHES}
+        after = stats(second)["launches"]
+        assert after["registered"] == LAUNCHES and after["mintsOnChain"] == LAUNCHES
+        mints = {r.result["token"]["mintAddress"] for r in records(journal_url)}
+        assert len(mints) == LAUNCHES
+    print(
+        f"\nsandbox restart: killed with {len(done)} registered and {len(in_flight)} not yet "
+        f"({sorted({r.state for r in in_flight})}); after: {after}"
+    )
+    assert in_flight, "the kill came after the batch had finished"
