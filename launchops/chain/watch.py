@@ -1,18 +1,151 @@
-"""One poller for every signature in flight in this process.
+"""Where signatures stand: pushed by the node when it can, polled in batches otherwise.
 
-Each cycle asks `getSignatureStatuses` for all watched signatures at once (256 a call)
-and, when a late one has not landed, `getBlockHeight` once; every waiter gets that
-cycle's answer. A batch of N launches costs the RPC the same as one, and polling can be quick.
+`SignatureFeed` subscribes each signature over one PubSub WebSocket
+(`signatureSubscribe`, as web3.js confirms) before it is sent, so a landing is known the
+moment the node says so, for one call a signature. `StatusWatcher` is one poller for
+every signature in flight in this process: each cycle asks `getSignatureStatuses` for all
+watched signatures at once (256 a call) and, when a late one has not landed,
+`getBlockHeight` once. With a feed, a signature is polled only when nothing was pushed
+for `fallback` seconds (a lost notification, a dropped socket); without one, every cycle.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import time
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from solders.signature import Signature
 
 from launchops.chain.rpc import ChainRpc, Landing
+
+log = logging.getLogger(__name__)
+RECONNECT_SECONDS = 5.0
+
+
+def pubsub_url(rpc_url: str) -> str:
+    """The PubSub URL web3.js derives from an RPC URL: ws(s)://, and port + 1 if one is given."""
+    parts = urlsplit(rpc_url)
+    scheme = {"https": "wss", "http": "ws"}.get(parts.scheme, parts.scheme)
+    netloc = parts.netloc
+    if parts.port is not None:
+        host = netloc.rsplit(":", 1)[0]
+        netloc = f"{host}:{parts.port + 1}"
+    return urlunsplit((scheme, netloc, parts.path, parts.query, ""))
+
+
+class SignatureFeed:
+    """signatureSubscribe at `confirmed` over one WebSocket, shared by every launch.
+
+    Best effort by design: when the socket cannot be opened or drops, `expect` returns
+    None and callers poll; it tries to reconnect at most every few seconds.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._client: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._by_subscription: dict[int, asyncio.Future[Landing]] = {}
+        self._by_signature: dict[Signature, asyncio.Future[Landing]] = {}
+        self._failed_at = -RECONNECT_SECONDS
+        self._lock = asyncio.Lock()
+        self.subscribed = 0
+
+    async def expect(self, signature: Signature) -> asyncio.Future[Landing] | None:
+        """A future that the node's notification for `signature` resolves; subscribe first,
+        then send. None when no feed is available (poll instead)."""
+        known = self.pending(signature)
+        if known is not None:
+            return known
+        client = await self._connected()
+        if client is None:
+            return None
+        from solana.rpc.commitment import Confirmed
+
+        try:
+            subscription = await client.signature_subscribe(
+                signature=signature, commitment=Confirmed
+            )
+        except Exception as exc:  # any failure of the feed means: poll
+            self._broken(exc)
+            return None
+        future: asyncio.Future[Landing] = asyncio.get_running_loop().create_future()
+        self._by_subscription[subscription.subscription_id] = future
+        self._by_signature[signature] = future
+        self.subscribed += 1
+        return future
+
+    def pending(self, signature: Signature) -> asyncio.Future[Landing] | None:
+        future = self._by_signature.get(signature)
+        return future if future is not None and not future.done() else None
+
+    def forget(self, signature: Signature) -> None:
+        future = self._by_signature.pop(signature, None)
+        if future is not None and not future.done():
+            future.cancel()
+        self._by_subscription = {k: f for k, f in self._by_subscription.items() if not f.done()}
+
+    async def _connected(self) -> Any:
+        if self._client is not None:
+            return self._client
+        if time.monotonic() - self._failed_at < RECONNECT_SECONDS:
+            return None
+        async with self._lock:
+            if self._client is None:
+                from solana.rpc.websocket_api import SolanaWsClient
+
+                client = SolanaWsClient(self.url, request_timeout=5.0, open_timeout=2.0)
+                try:
+                    self._client = await client.connect()
+                except Exception as exc:
+                    self._broken(exc)
+                    return None
+                self._reader = asyncio.create_task(self._read(self._client))
+        return self._client
+
+    async def _read(self, client: Any) -> None:
+        try:
+            async for note in client:
+                future = self._by_subscription.pop(note.subscription, None)
+                if future is None or future.done():
+                    continue
+                err = note.result.value.err
+                future.set_result(
+                    Landing(
+                        note.result.context.slot, "confirmed", None if err is None else str(err)
+                    )
+                )
+        except Exception as exc:
+            self._broken(exc)
+        else:
+            self._broken(ConnectionError("the PubSub socket closed"))
+
+    def _broken(self, exc: BaseException) -> None:
+        log.debug("PubSub feed at %s unavailable, polling instead: %s", self.url, exc)
+        self._failed_at = time.monotonic()
+        client, self._client = self._client, None
+        if client is not None:
+            task = asyncio.ensure_future(client.close())
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        # Subscriptions died with the socket: their waiters fall back to polling now.
+        for future in self._by_signature.values():
+            if not future.done():
+                future.cancel()
+        self._by_subscription.clear()
+        self._by_signature.clear()
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                await self._client.close()
+            self._client = None
 
 
 @dataclass(frozen=True)
@@ -22,17 +155,49 @@ class Seen:
 
 
 class StatusWatcher:
-    def __init__(self, rpc: ChainRpc, interval: float) -> None:
+    def __init__(
+        self,
+        rpc: ChainRpc,
+        interval: float,
+        feed: SignatureFeed | None = None,
+        fallback: float = 2.0,
+    ) -> None:
         self.rpc = rpc
         self.interval = interval
+        self.feed = feed
+        self.fallback = fallback
         self._waiting: dict[Signature, list[asyncio.Future[Seen]]] = {}
         self._height_wanted = False
         self._task: asyncio.Task[None] | None = None
         self.cycles = 0
 
+    async def expect(self, signature: Signature) -> None:
+        """Call before the first send: with a feed, the node will push its landing."""
+        if self.feed is not None:
+            await self.feed.expect(signature)
+
+    def forget(self, signature: Signature) -> None:
+        if self.feed is not None:
+            self.feed.forget(signature)
+
     async def next(self, signature: Signature, *, height: bool = False) -> Seen:
-        """Where `signature` stands at the next cycle; `height`: and the block height, if
-        it has not landed (one getBlockHeight a cycle, only when someone asks)."""
+        """Where `signature` stands: as soon as the node pushes it (with a feed), else at
+        the next poll cycle; `height`: and the block height, if it has not landed (one
+        getBlockHeight a cycle, only when someone asks)."""
+        pushed = self.feed.pending(signature) if self.feed is not None else None
+        if pushed is not None:
+            try:
+                # Shielded: a timeout here must not cancel the subscription's future.
+                return Seen(await asyncio.wait_for(asyncio.shield(pushed), self.fallback), None)
+            except TimeoutError:
+                pass  # nothing pushed for a while: ask the node
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not pushed.cancelled() or (task is not None and task.cancelling()):
+                    raise  # we are being cancelled, not just the subscription
+        return await self._polled(signature, height)
+
+    async def _polled(self, signature: Signature, height: bool) -> Seen:
         self._height_wanted = self._height_wanted or height
         future: asyncio.Future[Seen] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(signature, []).append(future)
@@ -71,3 +236,5 @@ class StatusWatcher:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        if self.feed is not None:
+            await self.feed.close()

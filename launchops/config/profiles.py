@@ -61,6 +61,11 @@ class Profile(BaseSettings):
     name: str = "sandbox"
     base_url: str
     rpc_url: str
+    ws_url: str | None = Field(
+        None,
+        description="PubSub WebSocket for pushed confirmations; default derived from rpc_url "
+        "as web3.js does (ws[s]://, port + 1 when a port is given); 'none' to poll only",
+    )
     network: Network = Network.MAINNET
     keypair: str = Field(
         description="file:PATH (Solana CLI JSON), env:VAR (base58 or JSON), "
@@ -96,6 +101,14 @@ class Profile(BaseSettings):
     @property
     def profile_dir(self) -> Path:
         return self.state_dir.expanduser() / self.name
+
+    @property
+    def pubsub_url(self) -> str | None:
+        if self.ws_url is not None:
+            return None if self.ws_url.lower() in ("", "none", "off") else self.ws_url
+        from launchops.chain.watch import pubsub_url
+
+        return pubsub_url(self.rpc_url)
 
     @property
     def journal(self) -> str:

@@ -27,7 +27,7 @@ from solders.pubkey import Pubkey
 from launchops.api.client import AsyncServiceClient
 from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
-from launchops.chain.watch import StatusWatcher
+from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.profiles import Profile
 from launchops.journal.store import Journal, LaunchRecord
 
@@ -143,7 +143,10 @@ async def open_context(
     try:
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
-        watcher = StatusWatcher(rpc, profile.poll_seconds)
+        feed = SignatureFeed(profile.pubsub_url) if profile.pubsub_url else None
+        watcher = StatusWatcher(
+            rpc, profile.poll_seconds, feed=feed, fallback=profile.rebroadcast_seconds
+        )
         try:
             yield LaunchContext(
                 profile,

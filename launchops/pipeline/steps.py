@@ -317,6 +317,25 @@ async def _land(
         [landing] = await ctx.rpc.statuses([signature])
         if landing is not None and (landing.err or landing.reached("confirmed")):
             return landing
+    await ctx.watcher.expect(signature)  # subscribed before it is sent: no landing missed
+    try:
+        return await _send_until_landed(
+            ctx, key, attempt, signed, sends, index, signature, last_valid
+        )
+    finally:
+        ctx.watcher.forget(signature)
+
+
+async def _send_until_landed(
+    ctx: LaunchContext,
+    key: str,
+    attempt: Attempt,
+    signed: list[bytes],
+    sends: list[dict[str, Any]],
+    index: int,
+    signature: Signature,
+    last_valid: int,
+) -> Landing | None:
     total = len(signed)
     if not sends[index]["sent"]:
         sends[index]["sent"] = 1

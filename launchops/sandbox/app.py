@@ -324,6 +324,8 @@ def build_app(service: SandboxService) -> FastAPI:
             try:
                 result = service.rpc_call(method, call.get("params"))
                 answers.append({"jsonrpc": "2.0", "result": result, "id": call.get("id")})
+                if method == "sendTransaction" and service.slot_ms == 0:
+                    asyncio.get_running_loop().call_soon(pubsub.advance_for_watchers)
             except RpcError as exc:
                 answers.append(_rpc_error(call.get("id"), exc))
         return JSONResponse(answers if isinstance(payload, list) else answers[0])
