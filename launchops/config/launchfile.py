@@ -182,6 +182,20 @@ def launch_key(config: LaunchConfig, given: str | None) -> str:
 # ── loading ─────────────────────────────────────────────────────────────────
 
 
+# libyaml's parser when PyYAML has it (several times faster: batches parse many files).
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _parse(text: str) -> tuple[yaml.Node | None, Any]:
+    """One parse: the node tree (for line numbers) and the data built from it."""
+    loader = _LOADER(text)
+    try:
+        node = loader.get_single_node()
+        return node, None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 class _Reader:
     """One file's text, its parsed data, and the line of every field in it."""
 
@@ -218,8 +232,7 @@ class _Reader:
             self.problem("(file)", "is not UTF-8 text")
             return None
         try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-            data = yaml.safe_load(text)
+            node, data = _parse(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark else None
