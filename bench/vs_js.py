@@ -1,6 +1,7 @@
 """launchops against the public JS client (`createAndRegisterLaunch`) on one sandbox.
 
     python bench/vs_js.py single --runs 7      # one launch, alternating; medians, ratio, RPC calls
+    python bench/vs_js.py single --prefect     # the same, launchops through its Prefect flow
     python bench/vs_js.py fifty               # 50 launches: our batch vs JS one by one
 
 Needs node and `npm ci` in tests/interop/js. Both clients talk to the same sandbox at
@@ -21,6 +22,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import yaml
@@ -63,14 +65,18 @@ def env_for(url: str, home: Path) -> dict[str, str]:
     }
 
 
+PREFECT_ENV: dict[str, str] = {}  # set when the launches run through Prefect (--prefect)
+
+
 def launchops_once(url: str, home: Path, key: str) -> tuple[float, int]:
     path = home / f"{key}.yaml"
     home.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(launch_document(key=key)))
     before = stats(url)["rpcTotal"]
-    env = env_for(url, home)
+    env = {**env_for(url, home), **PREFECT_ENV}
+    driver = [] if PREFECT_ENV else ["--no-prefect"]
     run = subprocess.run(
-        [sys.executable, "-m", "launchops.cli", "launch", str(path), "--no-prefect", "--json"],
+        [sys.executable, "-m", "launchops.cli", "launch", str(path), *driver, "--json"],
         capture_output=True,
         text=True,
         env=env,
@@ -187,13 +193,39 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=50)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--slot-ms", type=int, default=400)
+    parser.add_argument(
+        "--prefect",
+        action="store_true",
+        help="launchops through its Prefect flows (default: --no-prefect)",
+    )
     args = parser.parse_args()
+    if args.prefect:
+        from contextlib import ExitStack
+
+        stack = ExitStack()
+        PREFECT_ENV.update(prefect_server(stack))
     result = (
         single(args.runs, args.slot_ms)
         if args.what == "single"
         else fifty(args.count, args.slot_ms, args.concurrency)
     )
+    result["driver"] = "prefect" if args.prefect else "plain"
     print(json.dumps(result, indent=2))
+
+
+def prefect_server(stack: Any) -> dict[str, str]:
+    """One Prefect server for every run (its start-up is not a launch's cost)."""
+    home = tempfile.mkdtemp(prefix="launchops-vs-js-prefect-")
+    os.environ.update(PREFECT_HOME=home, PREFECT_SERVER_ANALYTICS_ENABLED="false")
+    from prefect.settings import PREFECT_API_URL
+    from prefect.testing.utilities import prefect_test_harness
+
+    stack.enter_context(prefect_test_harness(server_startup_timeout=60))
+    return {
+        "PREFECT_API_URL": str(PREFECT_API_URL.value()),
+        "PREFECT_HOME": home,
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+    }
 
 
 if __name__ == "__main__":
