@@ -247,19 +247,22 @@ class Journal:
         with self.engine.begin() as conn:
             row = conn.execute(select(L).where(L.c.key == key).with_for_update()).first()
             stamp = now()
+            fresh = {
+                "config": config,
+                "config_hash": config_hash,
+                "state": "validated",
+                "attempt": 0,
+            }
             if row is None:
                 conn.execute(
                     insert(L).values(
                         key=key,
                         kind=kind,
-                        config_hash=config_hash,
-                        config=config,
                         network=network,
                         source=source,
-                        state="validated",
-                        attempt=0,
                         created_at=stamp,
                         updated_at=stamp,
+                        **fresh,
                     )
                 )
                 _event(conn, key, "validate", f"recorded from {source}", stamp)
@@ -270,17 +273,7 @@ class Journal:
                         f"(state {row.state}). Give the changed launch a new id:, or, if nothing "
                         f"of it was sent yet, run again with --replace."
                     )
-                _set(
-                    conn,
-                    key,
-                    config=config,
-                    config_hash=config_hash,
-                    state="validated",
-                    attempt=0,
-                    mint=None,
-                    genesis=None,
-                    last_error=None,
-                )
+                _set(conn, key, mint=None, genesis=None, last_error=None, **fresh)
                 _event(conn, key, "validate", "config replaced", stamp)
             record = _read(conn, key)
         assert record is not None
