@@ -15,17 +15,14 @@ import httpx
 import pytest
 
 from launchops.pipeline.batch import retry_registrations, run_batch
-from tests.support.pipeline import context_for, profile_env, set_faults, stats, write_launch
-
-
-def launchops(env, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "launchops.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
+from tests.support.pipeline import (
+    context_for,
+    launchops,
+    profile_env,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 
 def folder_of(tmp_path: Path, count: int, prefix: str = "b") -> Path:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -153,3 +155,14 @@ def set_faults(sandbox: Any, **faults: Any) -> None:
 
 def advance(sandbox: Any, slots: int) -> None:
     httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).raise_for_status()
+
+
+def launchops(env: dict[str, str], *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    """`launchops ARGS` as a user runs it, in a child process with `env`."""
+    return subprocess.run(
+        [sys.executable, "-m", "launchops.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
