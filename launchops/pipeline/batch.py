@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,12 +20,13 @@ from typing import Any
 
 from launchops.api.errors import LaunchOpsError
 from launchops.journal.store import LaunchRecord
-from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.context import LaunchContext, LeaseLost
 from launchops.pipeline.runner import LeaseHeld, StepCaller, call_step, run_launch, validate
 
 Validator = Callable[[LaunchContext, Path], Awaitable[str]]
 Update = Callable[["BatchRow"], None]
 REGISTRABLE = frozenset({"submitted", "confirmed", "register_failed"})
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -81,10 +83,10 @@ async def run_batch(
             held, record = False, None
             try:
                 record = await run_launch(ctx, row.key, call=call)
-            except LeaseHeld as exc:
+            except (LeaseHeld, LeaseLost) as exc:  # another worker has it
                 held, row.error = True, str(exc)
-            except (LaunchOpsError, OSError) as exc:
-                row.error = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # one launch's failure, of any kind, stops no other
+                row.error = _failure(row.key, exc)
             await _fill(ctx, row, held=held, record=record)
             notify(row)
 
@@ -177,13 +179,20 @@ async def retry_registrations(
             if record.state == "register_failed":
                 await call("register", ctx, record.key)
             await run_launch(ctx, record.key, call=call)
-        except (LaunchOpsError, OSError) as exc:
-            row.error = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # one launch's failure, of any kind, stops no other
+            row.error = _failure(record.key, exc)
         finally:
             await ctx.release(record.key)
         await _fill(ctx, row)
         notify(row)
     return rows
+
+
+def _failure(key: str | None, exc: Exception) -> str:
+    """The row's error; what launchops did not expect is logged with its traceback too."""
+    if not isinstance(exc, LaunchOpsError | OSError):
+        log.error("launch %s failed unexpectedly", key, exc_info=exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 def counts(rows: list[BatchRow]) -> dict[str, int]:

@@ -25,6 +25,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
 from launchops.api.client import AsyncServiceClient
+from launchops.api.errors import LaunchOpsError
 from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
@@ -99,8 +100,12 @@ def _dead_here(owner: str) -> bool:
     return False
 
 
-class LeaseLost(Exception):
+class LeaseLost(LaunchOpsError):
     """Another worker took this launch over (our lease expired): stop touching it."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"launch {key}: another worker took its lease over; it is left to it")
+        self.key = key
 
 
 def sandbox_running(rpc_url: str, timeout: float = 1.0) -> bool:

@@ -107,6 +107,56 @@ async def test_registration_retry_picks_up_exactly_the_unregistered(sandbox_fact
     assert again.returncode == 0 and json.loads(again.stdout)["launches"] == []
 
 
+async def test_one_launch_losing_its_lease_or_crashing_never_stops_the_batch(
+    sandbox_factory, tmp_path
+):
+    """Another worker takes one launch over mid-run, another launch's step raises an
+    unexpected error: every other launch still lands, and both get their row."""
+    from launchops.pipeline.runner import call_step
+
+    sandbox = sandbox_factory()
+    folder = folder_of(tmp_path, 4)
+    async with context_for(sandbox, tmp_path) as ctx:
+
+        async def call(step, ctx, key):
+            if key == "b-01" and step == "sign":  # a worker elsewhere took it over
+                await ctx.journal.take_over(key, ctx.owner, "elsewhere:1:x", 600)
+                ctx.lease_seconds = 0.0  # so the next renewal checks at once
+            if key == "b-02" and step == "submit":
+                raise RuntimeError("a bug in a step")
+            await call_step(step, ctx, key)
+
+        rows = await run_batch(ctx, sorted(folder.glob("*.yaml")), concurrency=4, call=call)
+        by_key = {r.key: r for r in rows}
+        assert len(rows) == 4
+        assert by_key["b-00"].state == by_key["b-03"].state == "registered"
+        assert "lease" in by_key["b-01"].error and by_key["b-01"].state != "registered"
+        assert "a bug in a step" in by_key["b-02"].error
+        assert by_key["b-02"].state == "signed"  # where the journal left it: resumable
+
+
+async def test_the_registration_retry_survives_a_launch_it_cannot_finish(sandbox_factory, tmp_path):
+    from launchops.pipeline.runner import call_step
+
+    sandbox = sandbox_factory()
+    folder = folder_of(tmp_path, 3)
+    set_faults(sandbox, fail_status=400, fail_next={"POST /v1/launches/register": 3})
+    async with context_for(sandbox, tmp_path) as ctx:
+        rows = await run_batch(ctx, sorted(folder.glob("*.yaml")), concurrency=1)
+        assert {r.state for r in rows} == {"register_failed"}
+
+        async def call(step, ctx, key):
+            if key == "b-00":
+                raise RuntimeError("a bug in a step")
+            await call_step(step, ctx, key)
+
+        retried = await retry_registrations(ctx, call=call)
+    by_key = {r.key: r for r in retried}
+    assert len(retried) == 3
+    assert "a bug in a step" in by_key["b-00"].error
+    assert by_key["b-01"].state == by_key["b-02"].state == "registered"
+
+
 def test_two_workers_on_postgres_never_work_the_same_launch(
     sandbox_factory, tmp_path, postgres_url
 ):
