@@ -23,6 +23,7 @@ from launchops.cli.launches import (
     _profile,
     _refuse,
     _run,
+    embedded_sandbox,
 )
 from launchops.cli.service import console, user_errors
 
@@ -78,7 +79,7 @@ def batch(
             )
             raise typer.Exit(2)
         board = None if as_json else _Progress(len(files))
-        with board.live() if board else nullcontext():
+        with embedded_sandbox(settings), board.live() if board else nullcontext():
             result = _batch(settings, profile, profiles, files, concurrency, not no_prefect, board)
     _report(result, as_json, "batch")
 
@@ -133,19 +134,20 @@ def registrations_retry(
     idle = parse_duration(older_than)
     with user_errors():
         settings = _profile(profile, profiles)
-        if not no_prefect:
-            _quiet_prefect()
-            from flows.registrations import registrations_flow
+        with embedded_sandbox(settings):
+            if not no_prefect:
+                _quiet_prefect()
+                from flows.registrations import registrations_flow
 
-            result = _run(
-                registrations_flow(
-                    profile=profile,
-                    older_than_seconds=idle.total_seconds(),
-                    profiles_file=str(profiles) if profiles else None,
+                result = _run(
+                    registrations_flow(
+                        profile=profile,
+                        older_than_seconds=idle.total_seconds(),
+                        profiles_file=str(profiles) if profiles else None,
+                    )
                 )
-            )
-        else:
-            result = _run(_plain_retry(settings, idle))
+            else:
+                result = _run(_plain_retry(settings, idle))
     _report(result, as_json, "registrations")
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -176,6 +177,20 @@ def resume(
     _finish(settings, result, out, as_json)
 
 
+@contextmanager
+def embedded_sandbox(settings: Profile, progress: Any = None) -> Iterator[None]:
+    """The sandbox profile's sandbox, when none runs, for as long as the command: started
+    here, before any flow or display, so a port taken by something else is one clear line."""
+    from launchops.pipeline.context import start_embedded_sandbox
+
+    started = start_embedded_sandbox(settings, progress or (lambda *_: None))
+    try:
+        yield
+    finally:
+        if started is not None:
+            started.stop()
+
+
 def _needs_yes(profile: str, settings: Profile) -> str:
     return f"profile {profile} sends real transactions on {settings.network}; add --yes"
 
@@ -204,7 +219,8 @@ def _launch(
 ) -> dict[str, Any]:
     board = _Board() if live else None
     listener = board.update if board else (lambda *_: None)
-    with board.live() if board else nullcontext():
+    # The sandbox first: a port taken by something else is one line, before any board.
+    with embedded_sandbox(settings, listener), board.live() if board else nullcontext():
         if prefect:
             os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
             os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")

@@ -20,6 +20,7 @@ from launchops.cli.launches import (
     _profile,
     _refuse,
     _run,
+    embedded_sandbox,
 )
 from launchops.cli.service import agents_app, console, user_errors
 
@@ -149,20 +150,21 @@ def fund_batch(
         settings = _profile(profile, profiles)
         if settings.requires_yes and not yes:
             raise _refuse(_needs_yes(profile, settings))
-        if no_prefect:
-            result = _run(_plain_funding(settings, file, concurrency))
-        else:
-            _quiet_prefect()
-            from flows.funding import funding_flow
+        with embedded_sandbox(settings):
+            if no_prefect:
+                result = _run(_plain_funding(settings, file, concurrency))
+            else:
+                _quiet_prefect()
+                from flows.funding import funding_flow
 
-            result = _run(
-                funding_flow(
-                    path=str(file),
-                    profile=profile,
-                    concurrency=concurrency,
-                    profiles_file=str(profiles) if profiles else None,
+                result = _run(
+                    funding_flow(
+                        path=str(file),
+                        profile=profile,
+                        concurrency=concurrency,
+                        profiles_file=str(profiles) if profiles else None,
+                    )
                 )
-            )
     _report(result, as_json, "funding")
 
 

@@ -127,10 +127,7 @@ async def open_context(
     lease_seconds: float = LEASE_SECONDS,
 ) -> AsyncIterator[LaunchContext]:
     keypair = load_keypair(profile.keypair, state_dir=profile.profile_dir, resolver=resolver)
-    embedded: Any = None
-    if profile.embedded_sandbox and not sandbox_running(profile.rpc_url):
-        embedded = _start_sandbox(profile)
-        progress("", "sandbox", f"started the sandbox at {embedded.url}")
+    embedded = start_embedded_sandbox(profile, progress)
     from aiolimiter import AsyncLimiter
 
     journal = await Journal.open(profile.journal)
@@ -173,18 +170,54 @@ async def open_context(
             await asyncio.to_thread(embedded.stop)
 
 
-def _start_sandbox(profile: Profile) -> Any:
+class SandboxPortTaken(LaunchOpsError):
+    """The sandbox profile's port is taken by something that is not serving its RPC URL."""
+
+
+def start_embedded_sandbox(profile: Profile, progress: Progress = _quiet) -> Any:
+    """With the sandbox profile and no sandbox answering at its RPC URL, the sandbox in this
+    process (the caller stops it); None when there is nothing to start."""
+    if not profile.embedded_sandbox or sandbox_running(profile.rpc_url):
+        return None
     from launchops.sandbox.server import Sandbox, SandboxConfig
 
     where = urlsplit(profile.rpc_url)
+    host, port = where.hostname or "127.0.0.1", where.port or 8899
     config = SandboxConfig(
-        host=where.hostname or "127.0.0.1",
-        port=where.port or 8899,
+        host=host,
+        port=port,
         slot_ms=profile.sandbox_slot_ms,
         data_dir=profile.profile_dir / "sandbox-chain",
         seed_agents=0,
     )
-    return Sandbox(config).start()
+    try:
+        started = Sandbox(config).start()
+    except OSError:
+        raise SandboxPortTaken(_port_taken(profile.rpc_url, host, port)) from None
+    progress("", "sandbox", f"started the sandbox at {started.url}")
+    return started
+
+
+def _port_taken(rpc_url: str, host: str, port: int) -> str:
+    """What listens at the sandbox's address, and what to set instead."""
+    origin = f"http://{host}:{port}"
+    try:
+        answer = httpx.get(f"{origin}/_sandbox/stats", timeout=2.0)
+        is_sandbox = answer.status_code == 200 and "chain" in answer.json()
+        what = "a launchops sandbox" if is_sandbox else f"an HTTP server ({answer.status_code})"
+    except (httpx.HTTPError, ValueError):
+        is_sandbox, what = False, "a process that does not answer HTTP"
+    if is_sandbox:
+        return (
+            f"{what} is listening at {host}:{port}, but the profile's RPC URL {rpc_url} is "
+            f"not its RPC URL: set LAUNCHOPS_RPC_URL={origin} and "
+            f"LAUNCHOPS_BASE_URL={origin}/v1 (or unset both)"
+        )
+    return (
+        f"cannot start the sandbox at {host}:{port}: {what} is listening there (or at port "
+        f"{port + 1}); set LAUNCHOPS_RPC_URL and LAUNCHOPS_BASE_URL to a free port, e.g. "
+        f"http://127.0.0.1:8999 and http://127.0.0.1:8999/v1, or stop it"
+    )
 
 
 async def fund_from_faucet(rpc: ChainRpc, key: Pubkey, progress: Progress) -> None:

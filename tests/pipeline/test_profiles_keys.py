@@ -141,3 +141,49 @@ def test_the_sandbox_profile_starts_a_sandbox_when_none_runs(tmp_path):
     assert (tmp_path / "home" / "sandbox" / "sandbox-chain" / "sandbox.db").exists()
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert json.loads(again.stdout) == result  # the chain was kept: the same launch, reported
+
+
+def _embedded_env(tmp_path, rpc_url, base_url):
+    return {
+        **os.environ,
+        "LAUNCHOPS_HOME": str(tmp_path / "home"),
+        "LAUNCHOPS_BASE_URL": base_url,
+        "LAUNCHOPS_RPC_URL": rpc_url,
+    }
+
+
+@pytest.mark.parametrize("driver", ["--no-prefect", "--json"])
+def test_a_wrong_rpc_url_beside_a_running_sandbox_is_one_clear_line(sandbox, tmp_path, driver):
+    env = _embedded_env(tmp_path, f"{sandbox.url}/rpc", sandbox.base_url)
+    file = str(write_launch(tmp_path, key="wrong-url"))
+    run = subprocess.run(
+        [sys.executable, "-m", "launchops.cli", "launch", file, driver],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert "a launchops sandbox" in run.stderr and f"LAUNCHOPS_RPC_URL={sandbox.url}" in run.stderr
+
+
+def test_a_port_taken_by_something_else_is_named(tmp_path):
+    import socket
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        env = _embedded_env(tmp_path, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/v1")
+        file = str(write_launch(tmp_path, key="taken"))
+        run = subprocess.run(
+            [sys.executable, "-m", "launchops.cli", "launch", file, "--no-prefect"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert f"127.0.0.1:{port}" in run.stderr and "LAUNCHOPS_RPC_URL" in run.stderr
