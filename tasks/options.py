@@ -1,5 +1,6 @@
-"""What every step task shares: retries for transient faults only, and no caching, since
-the journal (not Prefect's results) decides what a retry may do."""
+"""What every step task shares: retries only for what nothing beneath the step retried
+(`launchops.retries` writes who owns each retry), and no caching, since the journal (not
+Prefect's results) decides what a retry may do."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from typing import Any
 
 from prefect.cache_policies import NO_CACHE
 
+from launchops.retries import TASK_RETRIES, worth_a_task_retry
+
 
 async def transient_only(task: Any, task_run: Any, state: Any) -> bool:
-    """Retry a step only when what it raised says repeating it may succeed.
+    """Retry a step only on a transient failure that nothing beneath it retried.
 
     Async on purpose: in an async task `state.result()` is a coroutine, and a sync check
     would never see the exception (Prefect awaits an async condition in either engine).
@@ -20,13 +23,13 @@ async def transient_only(task: Any, task_run: Any, state: Any) -> bool:
             await state.aresult()
         except Exception as exc:  # the task's own exception, re-raised by Prefect
             error = exc
-    return bool(getattr(error, "transient", False))
+    return worth_a_task_retry(error)
 
 
 STEP_TASK = {
     "cache_policy": NO_CACHE,
     "persist_result": False,
-    "retries": 2,
-    "retry_delay_seconds": [1, 5],
+    "retries": TASK_RETRIES.retries,
+    "retry_delay_seconds": list(TASK_RETRIES.delays),
     "retry_condition_fn": transient_only,
 }

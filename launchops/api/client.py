@@ -1,8 +1,9 @@
 """The client of the service: one async implementation over httpx, and a sync facade.
 
-Every failure is a typed error from `launchops.api.errors`. Calls that are safe to repeat
-(the reads, the fund/withdraw builders, and the idempotent register) are retried on
-transient failures with tenacity; create never is: the pipeline's journal decides that.
+Every failure is a typed error from `launchops.api.errors`. The client owns the retries
+of HTTP transients (no answer, 429, 5xx) for every call, as `launchops.retries` writes:
+the reads, the builders and the idempotent register are safe to repeat, and so is a
+create whose answer was lost (unsigned, it can never land).
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from urllib.parse import quote
 import httpx
 import pydantic
 from solders.pubkey import Pubkey
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_random_exponential
 
 from launchops import __version__
 from launchops.api.errors import (
@@ -33,7 +32,6 @@ from launchops.api.errors import (
     RateLimitedError,
     RequestTimeoutError,
     ServerError,
-    ServiceError,
     UnexpectedResponseError,
 )
 from launchops.api.fields import Network, problems_of
@@ -54,6 +52,7 @@ from launchops.api.models import (
     TransactionResponse,
     WithdrawRequest,
 )
+from launchops.retries import SERVICE_CALLS, RetryPolicy
 
 __all__ = [
     "USER_AGENT",
@@ -71,25 +70,6 @@ M = TypeVar("M", bound=pydantic.BaseModel)
 P = ParamSpec("P")
 R = TypeVar("R")
 Address = Pubkey | str
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How transient failures of repeatable calls are retried."""
-
-    attempts: int = 4
-    initial_wait: float = 0.25
-    max_wait: float = 8.0
-    max_retry_after: float = 30.0
-
-    def wait(self, state: RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        if isinstance(error, RateLimitedError) and error.retry_after is not None:
-            return min(error.retry_after, self.max_retry_after)
-        return wait_random_exponential(multiplier=self.initial_wait, max=self.max_wait)(state)
-
-
-NO_RETRY = RetryPolicy(attempts=1)
 
 
 @dataclass(frozen=True)
@@ -167,7 +147,7 @@ class AsyncServiceClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.network = Network(network)
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or SERVICE_CALLS
         self.card_cache: CardCache = card_cache if card_cache is not None else MemoryCardCache()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -291,9 +271,10 @@ class AsyncServiceClient:
     # ── launches ────────────────────────────────────────────────────────────
 
     async def create_launch(self, wallet: Address, launch: LaunchConfig) -> CreateLaunchResponse:
-        """POST /launches/create. Never retried here: the caller's journal decides."""
+        """POST /launches/create. Transient failures are retried: a launch whose answer was
+        lost was never signed, so it can never land."""
         body = _validated(CreateLaunchRequest, wallet=wallet, launch=launch)
-        response = await self._call("POST", "launches/create", json=body.to_wire(), retry=NO_RETRY)
+        response = await self._call("POST", "launches/create", json=body.to_wire())
         return _parse(CreateLaunchResponse, response)
 
     async def register_launch(
@@ -333,13 +314,7 @@ class AsyncServiceClient:
         retry: RetryPolicy | None = None,
     ) -> httpx.Response:
         policy = retry or self.retry
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(policy.attempts),
-            wait=policy.wait,
-            retry=retry_if_exception(lambda e: isinstance(e, ServiceError) and e.transient),
-            reraise=True,
-        )
-        async for attempt in retrying:
+        async for attempt in policy.retrying():
             with attempt:
                 return await self._send(method, path, params=params, json=json, headers=headers)
         raise AssertionError("unreachable: tenacity reraises the last error")

@@ -14,8 +14,9 @@
             ├── ServerError .............. 5xx
             └── UnexpectedResponseError .. any other status, or a body that is not the contract
 
-`ServiceError.transient` tells whether repeating the same call may succeed: network errors,
-429 and 502/503/504 are transient; 400, 403, 404 and the 500s the spec defines are not.
+`transient` (on every error) tells whether repeating the same call may succeed: network
+errors, 429 and 5xx are; 400, 403 and 404 are not. `retried` is set on an error whose
+owner already repeated it (`launchops.retries`): nobody above repeats it again.
 """
 
 from __future__ import annotations
@@ -40,11 +41,12 @@ __all__ = [
     "UnexpectedResponseError",
 ]
 
-TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
-
 
 class LaunchOpsError(Exception):
     """Base of every error launchops raises on purpose."""
+
+    transient: bool = False  # repeating the same call may succeed
+    retried: bool = False  # its owner repeated it already, as launchops.retries says
 
 
 class InvalidInputError(LaunchOpsError):
@@ -82,8 +84,6 @@ class LaunchFileError(InvalidInputError):
 
 class ServiceError(LaunchOpsError):
     """A call to the service failed."""
-
-    transient: bool = False
 
     def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
         super().__init__(message)
@@ -123,7 +123,7 @@ class APIStatusError(ServiceError):
         self.error = error
         self.details = details or []
         self.body = body
-        self.transient = status in TRANSIENT_STATUSES
+        self.transient = status == 429 or status >= 500
         super().__init__(self._describe(), method=method, url=url)
 
     def _describe(self) -> str:

@@ -1,7 +1,8 @@
 """The Solana RPC as the pipeline needs it, over solana-py's AsyncClient.
 
-Transient failures (HTTP 429 and 5xx, connection errors, timeouts) are retried with
-tenacity; what the node rejects is a `TransactionRejected` carrying its message.
+Transient failures (HTTP 429 and 5xx, connection errors, timeouts) are retried here, as
+`launchops.retries.RPC_CALLS` says; what the node rejects is a `TransactionRejected`
+carrying its message.
 Re-sending the same signed bytes is always safe: a signature lands at most once.
 """
 
@@ -20,9 +21,9 @@ from solana.rpc.models import TxOpts
 from solders.hash import Hash
 from solders.pubkey import Pubkey
 from solders.signature import Signature
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from launchops.api.errors import LaunchOpsError
+from launchops.retries import RPC_CALLS, RetryPolicy
 
 T = TypeVar("T")
 STATUS_BATCH = 256
@@ -30,7 +31,7 @@ LEVELS = {"processed": 0, "confirmed": 1, "finalized": 2}
 
 
 class ChainError(LaunchOpsError):
-    transient = False
+    """The chain or its RPC refused or failed."""
 
 
 class RpcUnavailable(ChainError):
@@ -69,11 +70,16 @@ class Landing:
 
 class ChainRpc:
     def __init__(
-        self, url: str, *, timeout: float = 30.0, attempts: int = 6, limiter: Any = None
+        self,
+        url: str,
+        *,
+        timeout: float = 30.0,
+        retry: RetryPolicy = RPC_CALLS,
+        limiter: Any = None,
     ) -> None:
         self.url = url
         self.client = AsyncClient(url, commitment=Confirmed, timeout=timeout)
-        self.attempts = attempts
+        self.retry = retry
         self.limiter = limiter  # an aiolimiter.AsyncLimiter shared by every launch
         self.calls = 0
 
@@ -81,13 +87,7 @@ class ChainRpc:
         await self.client.close()
 
     async def _call(self, fn: Callable[[], Awaitable[T]]) -> T:
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.attempts),
-            wait=wait_random_exponential(multiplier=0.2, max=4),
-            retry=retry_if_exception(lambda e: isinstance(e, ChainError) and e.transient),
-            reraise=True,
-        )
-        async for attempt in retrying:
+        async for attempt in self.retry.retrying():
             with attempt:
                 self.calls += 1
                 if self.limiter is not None:

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, insert, select, text, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
 from launchops.api.errors import LaunchOpsError
 from launchops.journal.tables import AttemptRow, Base, EventRow, LaunchRow
@@ -31,6 +31,12 @@ UNSENT_STATES = frozenset({"validated", "created", "signed", "failed"})
 
 class JournalError(LaunchOpsError):
     """The journal refuses an operation (for example, a changed config under a key)."""
+
+
+class JournalUnavailable(JournalError):
+    """The journal's database did not answer (connection lost, locked): may pass."""
+
+    transient = True
 
 
 def now() -> datetime:
@@ -142,7 +148,10 @@ class Journal:
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, partial(fn, *args, **kwargs))
+        try:
+            return await loop.run_in_executor(self._executor, partial(fn, *args, **kwargs))
+        except (OperationalError, InterfaceError) as exc:
+            raise JournalUnavailable(f"the journal's database failed: {exc.orig}") from exc
 
     @classmethod
     async def open(cls, url: str) -> Journal:

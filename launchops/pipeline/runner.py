@@ -10,13 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_random_exponential,
-)
-
 from launchops.api.errors import LaunchFileError, LaunchOpsError
 from launchops.chain.signing import sign_partial
 from launchops.config.launchfile import LaunchPlan, load_launch_file
@@ -24,6 +17,7 @@ from launchops.config.profiles import Profile
 from launchops.journal.store import LaunchRecord
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import STEPS, BlockhashExpired, next_step
+from launchops.retries import create_again
 
 
 class LeaseHeld(LaunchOpsError):
@@ -63,16 +57,6 @@ async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> 
     )
 
 
-def recreate_policy(profile: Profile) -> AsyncRetrying:
-    """New creates while a blockhash expires with nothing landed: bounded, jittered."""
-    return AsyncRetrying(
-        retry=retry_if_exception_type(BlockhashExpired),
-        stop=stop_after_attempt(profile.create_attempts + 1),  # the last one records `failed`
-        wait=wait_random_exponential(multiplier=0.2, max=5),
-        reraise=True,
-    )
-
-
 StepCaller = Callable[[str, LaunchContext, str], Awaitable[None]]
 
 
@@ -98,7 +82,7 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
             f"launch {key} is being worked by {owner}; try again when its lease expires"
         )
     try:
-        async for attempt in recreate_policy(ctx.profile):
+        async for attempt in create_again(ctx.profile):
             with attempt:
                 step: str | None = None
                 while True:

@@ -21,9 +21,8 @@ from typing import Any
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
-from launchops.api.errors import APIStatusError, ServiceError
+from launchops.api.errors import APIStatusError
 from launchops.api.fields import lamports
 from launchops.api.models import LaunchConfig
 from launchops.chain.checks import check_fund, check_withdraw
@@ -99,11 +98,9 @@ async def create(ctx: LaunchContext, key: str) -> None:
         if record.kind != "launch":
             await _build_transfer(ctx, record, number)
             return
-        created = await _repeat_transient(
-            lambda: ctx.client.create_launch(ctx.wallet, _config(record))
-        )
+        created = await ctx.client.create_launch(ctx.wallet, _config(record))
     except APIStatusError as exc:
-        if exc.transient or exc.status >= 500:
+        if exc.transient:
             raise  # still `validated`: a re-run creates again, nothing was signed
         # The service refused the launch itself: nothing was signed, nothing can land.
         await ctx.journal.set_state(
@@ -132,13 +129,9 @@ async def _build_transfer(ctx: LaunchContext, record: LaunchRecord, number: int)
         "network": wanted["network"],
     }
     if record.kind == "fund":
-        built = await _repeat_transient(
-            lambda: ctx.client.build_fund_tx(wanted["agent"], memo=wanted["memo"], **common)
-        )
+        built = await ctx.client.build_fund_tx(wanted["agent"], memo=wanted["memo"], **common)
     else:
-        built = await _repeat_transient(
-            lambda: ctx.client.build_withdraw_tx(wanted["agent"], **common)
-        )
+        built = await ctx.client.build_withdraw_tx(wanted["agent"], **common)
     await ctx.journal.record_created(
         record.key,
         number,
@@ -162,28 +155,6 @@ def _check_transfer(record: LaunchRecord, raw: bytes, sender: Any) -> None:
         check_fund(tx, agent=agent, sender=sender, lamports=amount, memo=wanted["memo"])
     else:
         check_withdraw(tx, agent=agent, sender=sender, lamports=amount)
-
-
-async def _repeat_transient(call: Any) -> Any:
-    # A create whose answer was lost was never signed by us: it can never land, so
-    # asking again is safe. The journal is written only once an answer is in hand.
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(4),
-        wait=wait_random_exponential(multiplier=0.5, max=8),
-        retry=retry_if_exception(_worth_repeating),
-        reraise=True,
-    )
-    async for attempt in retrying:
-        with attempt:
-            return await call()
-    raise AssertionError("unreachable")
-
-
-def _worth_repeating(error: BaseException) -> bool:
-    """Transient failures and any 5xx: the service may answer next time."""
-    return isinstance(error, ServiceError) and (
-        error.transient or getattr(error, "status", 0) >= 500
-    )
 
 
 # ── sign ────────────────────────────────────────────────────────────────────
@@ -441,23 +412,10 @@ async def register(ctx: LaunchContext, key: str) -> None:
     if record.state not in ("confirmed", "register_failed") or record.genesis is None:
         return
     ctx.progress(key, "register", f"genesis account {record.genesis}")
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(ctx.profile.create_attempts + 3),
-        wait=wait_random_exponential(multiplier=0.5, max=10),
-        # Register is idempotent: 500s are retried as well as the client's transient set.
-        retry=retry_if_exception(
-            lambda e: (
-                isinstance(e, ServiceError) and (e.transient or getattr(e, "status", 0) >= 500)
-            )
-        ),
-        reraise=True,
-    )
     try:
-        async for attempt in retrying:
-            with attempt:
-                answer = await ctx.client.register_launch(record.genesis, _config(record))
+        answer = await ctx.client.register_launch(record.genesis, _config(record))
     except APIStatusError as exc:
-        if exc.transient or exc.status >= 500:
+        if exc.transient:
             raise  # still `confirmed`: a re-run or the registration retry registers it
         # 400 (and any other refusal): kept with the service's details for the retry flow.
         await ctx.journal.set_state(

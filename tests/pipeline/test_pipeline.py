@@ -286,7 +286,7 @@ async def test_the_prefect_flow_runs_the_same_steps(chain, tmp_path, monkeypatch
     assert_once(chain)
 
 
-async def test_prefect_retries_a_step_only_on_a_transient_error(prefect_server):
+async def test_prefect_retries_a_step_only_on_what_nothing_beneath_retried(prefect_server):
     from prefect import flow, task
 
     from launchops.api.errors import APIStatusError
@@ -294,22 +294,52 @@ async def test_prefect_retries_a_step_only_on_a_transient_error(prefect_server):
 
     calls: list[int] = []
 
-    def failing(status: int):
+    def failing(status: int, retried: bool):
         @task(**{**STEP_TASK, "retry_delay_seconds": 0})
         async def step() -> str:
             calls.append(status)
             if len(calls) == 1:
-                raise APIStatusError(status, "refused")
+                error = APIStatusError(status, "refused")
+                error.retried = retried
+                raise error
             return "done"
 
         return step
 
     @flow
-    async def run(status: int) -> str:
-        return await failing(status)()
+    async def run(status: int, retried: bool = False) -> str:
+        return await failing(status, retried)()
 
-    assert await run(503) == "done" and calls == [503, 503]  # transient: retried
-    calls.clear()
-    with pytest.raises(APIStatusError):
-        await run(400)
-    assert calls == [400]  # a refusal is not repeated
+    assert await run(503) == "done" and calls == [503, 503]  # transient, not retried yet
+    for status, retried in ((400, False), (503, True)):  # a refusal; retried beneath already
+        calls.clear()
+        with pytest.raises(APIStatusError):
+            await run(status, retried)
+        assert calls == [status]
+
+
+async def test_a_register_failing_for_good_is_asked_four_times_a_run(
+    chain, tmp_path, monkeypatch, prefect_server
+):
+    """Register answering 503 for good: the client's four attempts, nothing above them
+    (this was 4 x 6 x 3 = 72 POSTs through Prefect, 24 in-process)."""
+    from flows.launch import launch_flow
+
+    forever = {"POST /v1/launches/register": 1000}
+    set_faults(chain, fail_status=503, fail_next=forever)
+    async with context_for(chain, tmp_path) as ctx:
+        with pytest.raises(ServerError) as caught:
+            await run_launch(ctx, (await validate(ctx, write_launch(tmp_path, key="plain"))).key)
+        assert caught.value.retried and (await ctx.journal.get("plain")).state == "confirmed"
+    assert stats(chain)["api"]["POST /v1/launches/register"] == 4
+    for name, value in {
+        "LAUNCHOPS_HOME": str(tmp_path),
+        "LAUNCHOPS_BASE_URL": chain.base_url,
+        "LAUNCHOPS_RPC_URL": chain.rpc_url,
+        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+        "LAUNCHOPS_POLL_SECONDS": "0.02",
+    }.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ServerError):
+        await launch_flow(path=str(write_launch(tmp_path, "p.yaml", key="through-prefect")))
+    assert stats(chain)["api"]["POST /v1/launches/register"] == 8

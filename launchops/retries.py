@@ -1,0 +1,117 @@
+"""Who retries what. Each kind of failure has exactly one owner, and its policy is here.
+
+    failure                                        owner               policy
+    ---------------------------------------------  ------------------  --------------------
+    a service call: no answer, 429, 5xx            the service client  SERVICE_CALLS
+    an RPC call: no answer, 429, 5xx               ChainRpc            RPC_CALLS
+    a blockhash expired with nothing landed        the runner          create_again(profile)
+    a transient failure nothing beneath retried    the Prefect task    TASK_RETRIES
+      (e.g. the journal's database unreachable)
+
+Nothing retries what its owner already gave up on: an error that was retried carries
+`retried = True`, and a Prefect task repeats only a transient error without it. So a
+register answering 503 for good is asked `SERVICE_CALLS.attempts` times in a run (4),
+not 4 x 6 x 3; the registration retry flow asks again later. The create step calls the
+service once an attempt (the client may repeat a lost answer: an unsigned create can
+never land); a 400 from the service is never repeated by anyone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+if TYPE_CHECKING:
+    from launchops.config.profiles import Profile
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Attempts of one call, with jittered exponential waits (and `Retry-After` honoured)."""
+
+    attempts: int = 4
+    initial_wait: float = 0.25
+    max_wait: float = 8.0
+    max_retry_after: float = 30.0
+
+    def wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        retry_after = getattr(error, "retry_after", None)
+        if retry_after is not None:
+            return min(float(retry_after), self.max_retry_after)
+        return wait_random_exponential(multiplier=self.initial_wait, max=self.max_wait)(state)
+
+    def retrying(self) -> AsyncRetrying:
+        """Repeat while the error is transient; the error finally raised says it was retried."""
+        return AsyncRetrying(
+            stop=stop_after_attempt(self.attempts),
+            wait=self.wait,
+            retry=retry_if_exception(is_transient),
+            retry_error_callback=_mark_retried if self.attempts > 1 else None,
+            reraise=True,
+        )
+
+
+def is_transient(error: BaseException) -> bool:
+    """Repeating the same call may succeed (and nobody has repeated it yet)."""
+    return bool(getattr(error, "transient", False)) and not getattr(error, "retried", False)
+
+
+def _mark_retried(state: RetryCallState) -> Any:
+    error = state.outcome.exception() if state.outcome else None
+    assert error is not None
+    if is_transient(error):
+        error.retried = True  # type: ignore[attr-defined]
+    raise error
+
+
+SERVICE_CALLS = RetryPolicy(attempts=4, initial_wait=0.25, max_wait=8.0)
+RPC_CALLS = RetryPolicy(attempts=6, initial_wait=0.2, max_wait=4.0)
+
+
+def create_again(profile: Profile) -> AsyncRetrying:
+    """New creates while a blockhash expires with nothing landed: bounded, jittered."""
+    from launchops.pipeline.steps import BlockhashExpired
+
+    return AsyncRetrying(
+        retry=retry_if_exception_type(BlockhashExpired),
+        stop=stop_after_attempt(profile.create_attempts + 1),  # the last one records `failed`
+        wait=wait_random_exponential(multiplier=0.2, max=5),
+        reraise=True,
+    )
+
+
+@dataclass(frozen=True)
+class TaskRetries:
+    """What a Prefect step task repeats: only what `worth_a_task_retry` accepts."""
+
+    retries: int = 2
+    delays: tuple[float, ...] = (1.0, 5.0)
+
+
+TASK_RETRIES = TaskRetries()
+
+
+def worth_a_task_retry(error: BaseException | None) -> bool:
+    """A transient failure that nothing beneath the step retried."""
+    return error is not None and is_transient(error)
+
+
+__all__ = [
+    "RPC_CALLS",
+    "SERVICE_CALLS",
+    "TASK_RETRIES",
+    "RetryPolicy",
+    "create_again",
+    "is_transient",
+    "worth_a_task_retry",
+]
