@@ -163,6 +163,7 @@ async def _plain_retry(settings: Profile, idle: timedelta) -> dict[str, Any]:
 def _quiet_prefect() -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")  # no first-run notice mid-display
 
 
 def _report(result: dict[str, Any], as_json: bool, what: str) -> None:
@@ -211,18 +212,14 @@ class _Progress:
     def __init__(self, total: int) -> None:
         self.total = total
         self.states: dict[str, str] = {}
-        self._live: Any = None
 
     def live(self) -> Any:
-        from rich.live import Live
+        from launchops.cli.display import live_display
 
-        self._live = Live(self._render(), console=console(stderr=True), refresh_per_second=4)
-        return self._live
+        return live_display(self._render, refresh_per_second=4)
 
     def update(self, row: Any) -> None:
         self.states[row.file] = row.state
-        if self._live is not None:
-            self._live.update(self._render())
 
     def _render(self) -> Any:
         from rich.progress_bar import ProgressBar

@@ -224,6 +224,7 @@ def _launch(
         if prefect:
             os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
             os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+            os.environ.setdefault("DO_NOT_TRACK", "1")  # no first-run notice mid-display
             from flows.launch import launch_flow
             from tasks.context import listen
 
@@ -320,7 +321,8 @@ def _print_result(result: dict[str, Any], written: Path) -> None:
 
 
 class _Board:
-    """A live table of the six steps, driven by the pipeline's progress messages."""
+    """The six steps of a launch, driven by the pipeline's progress messages; what the
+    sandbox did (started, funded the key) shows as a row above them."""
 
     def __init__(self) -> None:
         self.status = dict.fromkeys(STEP_NAMES, "waiting")
@@ -328,13 +330,13 @@ class _Board:
         self.note = ""
         self._live: Any = None
 
-    def live(self) -> Any:
-        from rich.live import Live
+    @contextmanager
+    def live(self) -> Iterator[None]:
+        from launchops.cli.display import live_display
 
-        self._live = Live(
-            self._render(), console=console(stderr=True), refresh_per_second=8, transient=False
-        )
-        return self._live
+        with live_display(self._render) as self._live:
+            yield
+        self._live = None
 
     def update(self, key: str, step: str, message: str) -> None:
         if step in self.status:
@@ -346,7 +348,7 @@ class _Board:
         else:
             self.note = message
         if self._live is not None:
-            self._live.update(self._render())
+            self._live.refresh()
 
     def finish(self, state: str) -> None:
         for step in STEP_NAMES:
@@ -355,18 +357,20 @@ class _Board:
             elif self.status[step] == "running":
                 self.status[step] = "failed"
         if self._live is not None:
-            self._live.update(self._render(), refresh=True)
+            self._live.refresh()
 
     def _render(self) -> Any:
         from rich.table import Table
 
-        table = Table(show_header=False, box=None, caption=self.note or None)
+        table = Table(show_header=False, box=None)
         marks = {
             "waiting": "[dim]·[/]",
             "running": "[yellow]>[/]",
             "done": "[green]✓[/]",
             "failed": "[red]x[/]",
         }
+        if self.note:
+            table.add_row("[dim]-[/]", "sandbox", self.note)
         for step in STEP_NAMES:
             table.add_row(marks[self.status[step]], step, self.notes[step])
         return table
