@@ -43,6 +43,7 @@ from launchops.api.fields import (
     field_path,
 )
 from launchops.api.models import USDC_MINTS, WRAPPED_SOL_MINT, LaunchConfig
+from launchops.config.files import parse_yaml, read_text
 from launchops.config.recipes import (
     RECIPE_DECIMALS,
     RECIPE_SUPPLY,
@@ -53,7 +54,6 @@ from launchops.config.recipes import (
 
 LAUNCH_FILE_SUFFIXES = (".yaml", ".yml")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-MAX_FILE_BYTES = 1_000_000
 _CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,?#LW-]+$")
 
 
@@ -182,20 +182,6 @@ def launch_key(config: LaunchConfig, given: str | None) -> str:
 # ── loading ─────────────────────────────────────────────────────────────────
 
 
-# libyaml's parser when PyYAML has it (several times faster: batches parse many files).
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _parse(text: str) -> tuple[yaml.Node | None, Any]:
-    """One parse: the node tree (for line numbers) and the data built from it."""
-    loader = _LOADER(text)
-    try:
-        node = loader.get_single_node()
-        return node, None if node is None else loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
 class _Reader:
     """One file's text, its parsed data, and the line of every field in it."""
 
@@ -217,30 +203,9 @@ class _Reader:
 
     def read(self) -> dict[str, Any] | None:
         try:
-            raw = self.path.read_bytes()
-        except OSError as exc:
-            self.problem("(file)", f"cannot be read: {exc.strerror or exc}")
-            return None
-        if len(raw) > MAX_FILE_BYTES:
-            self.problem(
-                "(file)", f"is {len(raw)} bytes; a launch file is at most {MAX_FILE_BYTES}"
-            )
-            return None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            self.problem("(file)", "is not UTF-8 text")
-            return None
-        try:
-            node, data = _parse(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark else None
-            what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            self.problems.append(Problem(self.name, line, "(file)", f"is not valid YAML: {what}"))
-            return None
-        except (ValueError, RecursionError) as exc:  # e.g. a date out of range
-            self.problem("(file)", f"is not valid YAML: {exc}")
+            node, data = parse_yaml(self.path, read_text(self.path))
+        except LaunchFileError as exc:
+            self.problems.extend(exc.file_problems)
             return None
         if node is not None:
             self._index(node, ())

@@ -12,12 +12,12 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from launchops.api.errors import InvalidInputError
+from launchops.api.errors import InvalidInputError, LaunchFileError
 from launchops.api.fields import Network, problems_of
+from launchops.config.files import load_yaml
 
 Commitment = Literal["processed", "confirmed", "finalized"]
 
@@ -126,9 +126,9 @@ def load_profile(
     from_file: dict[str, Any] = {}
     if path.is_file():
         try:
-            document = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise InvalidInputError(f"{path}: not valid YAML", [(str(path), str(exc))]) from None
+            document = load_yaml(path) or {}
+        except LaunchFileError as exc:
+            raise InvalidInputError(f"{path}: cannot be used", exc.problems) from None
         profiles = document.get("profiles", {}) if isinstance(document, dict) else {}
         from_file = profiles.get(name) or {}
         if not isinstance(from_file, dict):

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
-import yaml
 
 from launchops.api.errors import InvalidInputError, LaunchFileError, Problem
 from launchops.api.fields import Network, problems_of
 from launchops.api.models import FundRequest, WithdrawRequest
+from launchops.config.files import parse_yaml, read_text
 from launchops.journal.store import LaunchRecord
 from launchops.pipeline.context import LaunchContext
 
@@ -86,22 +86,12 @@ async def begin_transfer(
 
 def read_funding_list(path: Path) -> list[dict[str, Any]]:
     """Rows of `agent, amount, memo[, id, network]` from a YAML list or a CSV with a header."""
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LaunchFileError(
-            [Problem(str(path), None, "(file)", f"cannot be read: {exc}")]
-        ) from None
+    text = read_text(path)
     if path.suffix.lower() == ".csv":
         rows = [dict(r) for r in csv.DictReader(text.splitlines())]
         where = [index + 2 for index in range(len(rows))]  # line numbers, after the header
     else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise LaunchFileError(
-                [Problem(str(path), None, "(file)", f"is not valid YAML: {exc}")]
-            ) from None
+        data = parse_yaml(path, text)[1]
         data = data.get("transfers") if isinstance(data, dict) else data
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             problem = Problem(str(path), None, "(file)", "must be a list of {agent, amount, memo}")

@@ -4,6 +4,9 @@ reported with its file, line, field and rule, without a network call or a traceb
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -218,3 +221,51 @@ def test_the_examples_validate_and_the_schema_is_current():
     assert committed == json.loads(json.dumps(schema())), (
         "run: launchops schema --out configs/launch.schema.json"
     )
+
+
+BOMB = """\
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+
+def _validate_bounded(target: Path) -> subprocess.CompletedProcess:
+    """`launchops validate TARGET` with 1 GB of memory at most and a minute to answer."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "launchops.cli", "validate", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limit,
+    )
+
+
+def test_yaml_anchors_and_aliases_are_refused_not_expanded(tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(BOMB)
+    run = _validate_bounded(bomb)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert f"{bomb}:1: (file): " in run.stderr and "anchor" in run.stderr
+    doc = launch_document()
+    aliased = tmp_path / "aliased.yaml"
+    text = yaml.safe_dump(doc, sort_keys=False).replace("fundsRecipient: ", "fundsRecipient: *r #")
+    aliased.write_text("x: &r " + RECIPIENT + "\n" + text)
+    with pytest.raises(LaunchFileError, match=r"aliased.yaml:1: .*anchors and aliases"):
+        load_launch_file(aliased, wallet=Keypair().pubkey())
+
+
+def test_only_the_size_limit_is_ever_read(tmp_path):
+    run = _validate_bounded(Path("/dev/zero"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert "/dev/zero: (file): is larger than 1000000 bytes" in run.stderr
