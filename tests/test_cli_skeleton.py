@@ -102,3 +102,19 @@ def test_unreachable_sandbox_gets_a_hint():
     assert result.exit_code == 1
     assert "cannot reach the service" in result.output
     assert "launchops sandbox serve" in result.output
+
+
+def test_tables_fit_80_columns_with_shortened_addresses(service):
+    narrow = CliRunner(env={"COLUMNS": "80"})
+    service.script("GET", "agents", Answer(body=ex.agents_page([ex.AGENT_RECORD])))
+    result = narrow.invoke(app, ["agents", "list", "--base-url", service.url])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if "Research" in line)
+    mint, wallet = ex.AGENT_RECORD["mintAddress"], ex.AGENT_RECORD["walletAddress"]
+    assert f"{mint[:6]}…{mint[-6:]}" in row and f"{wallet[:6]}…{wallet[-6:]}" in row
+    assert mint not in result.output
+    assert all(len(line) <= 80 for line in result.output.splitlines())
+    service.script("GET", f"tokens/{ex.MINT}", Answer(body=ex.TOKEN_RESPONSE))
+    token = narrow.invoke(app, ["tokens", "get", ex.MINT, "--base-url", service.url])
+    genesis = ex.TOKEN_RESPONSE["data"]["launches"][0]["genesisAddress"]
+    assert f"{genesis[:6]}…{genesis[-6:]}" in token.output

@@ -25,7 +25,7 @@ from launchops.cli.launches import (
     _run,
     embedded_sandbox,
 )
-from launchops.cli.service import console, user_errors
+from launchops.cli.service import console, short, user_errors
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
@@ -177,7 +177,7 @@ def _report(result: dict[str, Any], as_json: bool, what: str) -> None:
             title=f"{what}: " + ", ".join(f"{n} {s}" for s, n in result["counts"].items())
         )
         for column in ("key", "state", "launch page", "mint", "error", "file"):
-            table.add_column(column, overflow="fold")
+            table.add_column(column, overflow="fold", no_wrap=column == "mint")
         for row in launches:
             error = (row["error"] or "").splitlines()
             brief = (
@@ -189,7 +189,7 @@ def _report(result: dict[str, Any], as_json: bool, what: str) -> None:
                 row["key"] or "-",
                 row["state"],
                 row["launch_page"] or "",
-                row["mint"] or "",
+                short(row["mint"]) if row["mint"] else "",
                 brief,
                 row["file"],
             )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from launchops.cli.service import console, user_errors
+from launchops.cli.service import console, short, user_errors
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
@@ -419,14 +419,14 @@ def status(
 
     table = Table(title=f"launches · profile {profile}")
     for column in ("key", "state", "attempts", "mint", "launch page / error", "updated"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column == "mint")
     for r in records:
         page = (r.result or {}).get("launch", {}).get("link") or r.last_error or ""
         table.add_row(
             r.key,
             r.state,
             str(r.attempt),
-            r.mint or "-",
+            short(r.mint),
             page,
             r.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
         )

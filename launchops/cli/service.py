@@ -106,6 +106,12 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def short(address: Any) -> str:
+    """A base58 address as tables show it (`HrpvHK…N1j2DS`); --json keeps it whole."""
+    text = str(address) if address else ""
+    return f"{text[:6]}…{text[-6:]}" if len(text) > 16 else text or "-"
+
+
 def _when(value: Any) -> str:
     return value.strftime("%Y-%m-%d") if value else "-"
 
@@ -157,20 +163,31 @@ def agents_list(
     if as_json:
         _print_json([a.to_json_echo() for a in agents])
         return
+    from rich import box
     from rich.table import Table
 
-    table = Table(title="Agents", caption=footer)
-    for column in ("name", "mint", "wallet", "active", "token", "spotlighted", "verified"):
-        table.add_column(column, overflow="fold")
+    table = Table(
+        title="Agents",
+        caption=footer,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("name", overflow="fold", min_width=8)
+    for column in ("mint", "wallet", "token"):
+        table.add_column(column, no_wrap=True, min_width=13)
+    for column in ("active", "spotlit", "verified"):  # the dates are in --json
+        table.add_column(column, no_wrap=True)
     for a in agents:
         table.add_row(
             a.name,
-            str(a.mint_address),
-            str(a.wallet_address),
+            short(a.mint_address),
+            short(a.wallet_address),
+            short(a.agent_token),
             "yes" if a.is_active else "no",
-            a.agent_token or "-",
-            _when(a.spotlighted_at),
-            _when(a.verified_at),
+            "yes" if a.spotlighted_at else "-",
+            "yes" if a.verified_at else "-",
         )
     console().print(table)
 
@@ -225,6 +242,7 @@ def tokens_get(
     if as_json:
         _print_json(data.to_json_echo())
         return
+    from rich import box
     from rich.panel import Panel
     from rich.table import Table
 
@@ -232,14 +250,15 @@ def tokens_get(
     socials = ", ".join(f"{k}: {v}" for k, v in data.socials.to_wire().items()) or "-"
     body = f"{token.description}\n\nmint: {token.address}\nwebsite: {data.website or '-'}"
     console().print(Panel(f"{body}\nsocials: {socials}", title=f"{token.name} ({token.symbol})"))
-    table = Table(title="Launches")
-    for column in ("type", "status", "genesis account", "start", "end", "page"):
-        table.add_column(column, overflow="fold")
+    table = Table(title="Launches", box=box.SIMPLE_HEAD, collapse_padding=True)
+    for column in ("type", "status", "genesis account", "start", "end"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("page", overflow="fold")
     for launch in data.launches:
         table.add_row(
             launch.type,
             launch.status,
-            str(launch.genesis_address),
+            short(launch.genesis_address),
             _when(launch.start_time),
             _when(launch.end_time),
             launch.launch_page,
