@@ -178,14 +178,14 @@ def resume(
 
 
 @contextmanager
-def embedded_sandbox(settings: Profile, progress: Any = None) -> Iterator[None]:
+def embedded_sandbox(settings: Profile, progress: Any = None) -> Iterator[Any]:
     """The sandbox profile's sandbox, when none runs, for as long as the command: started
     here, before any flow or display, so a port taken by something else is one clear line."""
     from launchops.pipeline.context import start_embedded_sandbox
 
     started = start_embedded_sandbox(settings, progress or (lambda *_: None))
     try:
-        yield
+        yield started
     finally:
         if started is not None:
             started.stop()
@@ -220,7 +220,7 @@ def _launch(
     board = _Board() if live else None
     listener = board.update if board else (lambda *_: None)
     # The sandbox first: a port taken by something else is one line, before any board.
-    with embedded_sandbox(settings, listener), board.live() if board else nullcontext():
+    with embedded_sandbox(settings, listener) as started, board.live() if board else nullcontext():
         if prefect:
             os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
             os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -241,6 +241,9 @@ def _launch(
             result = _run(_plain(settings, file, key, replace, listener))
         if board is not None:
             board.finish(result["state"])
+    if started is not None and result.get("launchPage"):
+        # The sandbox stops with this command: say how to serve its chain again.
+        result["launchPageServedBy"] = f"launchops sandbox serve --profile {settings.name}"
     return result
 
 
@@ -304,6 +307,8 @@ def _print_result(result: dict[str, Any], written: Path) -> None:
     ):
         if result.get(name):
             lines.append(f"{label:<11} {result[name]}")
+        if name == "launchPage" and result.get("launchPageServedBy"):
+            lines.append(f"            (open while `{result['launchPageServedBy']}` runs)")
     explorer = result.get("explorer") or {}
     if explorer.get("mint"):
         lines.append(f"explorer    {explorer['mint']}")

@@ -92,9 +92,19 @@ def serve(
             help="A fault at start: drop_rate=0.3, latency_ms=200, fail_next=ENDPOINT:N ...",
         ),
     ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Serve the chain a sandbox profile's launches ran on (its address, slot "
+            "time and kept chain), e.g. to open their launch pages.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the /v1 API, JSON-RPC and PubSub on loopback until interrupted."""
     faults = _faults(fault or [])
+    if profile is not None:
+        host, port, slot_ms, data = _profile_chain(profile)
     from launchops.sandbox.server import Sandbox, SandboxConfig
 
     try:
@@ -118,6 +128,24 @@ def serve(
     )
     sys.stdout.flush()
     sandbox.serve_forever()
+
+
+def _profile_chain(name: str) -> tuple[str, int, int, Path]:
+    """Where a sandbox profile's embedded sandbox listens, its slot time and its chain."""
+    from urllib.parse import urlsplit
+
+    from launchops.api.errors import InvalidInputError
+    from launchops.config.profiles import load_profile
+
+    try:
+        settings = load_profile(name)
+    except InvalidInputError as exc:
+        raise _fail(f"{exc}: {'; '.join(f'{f}: {m}' for f, m in exc.problems)}") from None
+    if not settings.embedded_sandbox:
+        raise _fail(f"profile {name} does not run on the sandbox (embedded_sandbox is off)")
+    where = urlsplit(settings.rpc_url)
+    data = settings.profile_dir / "sandbox-chain"
+    return where.hostname or "127.0.0.1", where.port or 8899, settings.sandbox_slot_ms, data
 
 
 @app.command()

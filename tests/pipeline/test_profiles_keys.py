@@ -187,3 +187,54 @@ def test_a_port_taken_by_something_else_is_named(tmp_path):
     assert run.returncode == 1, run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert f"127.0.0.1:{port}" in run.stderr and "LAUNCHOPS_RPC_URL" in run.stderr
+
+
+def test_the_printed_sandbox_launch_page_opens_as_printed(tmp_path):
+    """The embedded sandbox stops with the command; the panel says how to serve its chain
+    again, and the link then works exactly as printed."""
+    import re
+    import time
+
+    import httpx
+
+    first, second = bind_pair("127.0.0.1", 0)
+    port = first.getsockname()[1]
+    first.close()
+    second.close()
+    env = _embedded_env(tmp_path, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/v1")
+    env["LAUNCHOPS_SANDBOX_SLOT_MS"] = "20"
+    env["COLUMNS"] = "200"
+    file = str(write_launch(tmp_path, key="page"))
+    run = subprocess.run(
+        [sys.executable, "-m", "launchops.cli", "launch", file, "--no-prefect"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    link = re.search(r"launch page\s+(\S+)", run.stdout).group(1)
+    hint = re.search(r"`(launchops sandbox serve[^`]*)`", run.stdout).group(1)
+    with pytest.raises(httpx.TransportError):
+        httpx.get(link, timeout=2)  # the sandbox stopped with the command
+    server = subprocess.Popen(
+        [sys.executable, "-m", "launchops.cli", *hint.split()[1:]],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = httpx.get(link, timeout=2)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, server.stderr.read()
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert page.status_code == 200 and "Pipeline Token (PIPE)" in page.text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
