@@ -12,12 +12,19 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from launchops.api.fields import (
+    MAX_SECONDS,
+    YEAR_SECONDS,
     Bps,
-    NonNegativeNumber,
-    PositiveNumber,
+    Integer,
     PublicKey,
+    QuoteAmount,
+    QuoteAmountOrZero,
+    Seconds,
     Text,
+    TimeOffset,
     Timestamp,
+    TokenAmount,
+    TokenAmountOrZero,
     WireModel,
     rule,
 )
@@ -47,9 +54,9 @@ class TimeRelativeToUnknownAddress(WireModel):
 
     type: Literal["TimeRelativeToUnknownAddress"] = "TimeRelativeToUnknownAddress"
     bucket_type: str = "raydiumV2"
-    bucket_index: int = Field(0, ge=0, le=255)
+    bucket_index: Integer(0, 255) = 0
     bucket_time: str = "Graduate"
-    time_offset: int = 0
+    time_offset: TimeOffset = 0
 
 
 Condition = Annotated[
@@ -80,8 +87,8 @@ class BpsCurve(WireModel):
 class LpLockSchedule(WireModel):
     enabled: bool
     start_condition: Condition
-    duration: int = Field(ge=0, description="seconds")
-    period: int = Field(ge=0, description="seconds")
+    duration: Seconds
+    period: Seconds
     cliff_condition: Condition
     cliff_amount_bps: Bps = 0
 
@@ -91,7 +98,7 @@ class UnlockedFunds(WireModel):
 
     type: Literal["UnlockedFunds"] = "UnlockedFunds"
     name: Text(1, 64)
-    supply: NonNegativeNumber = 0
+    supply: TokenAmountOrZero = 0
     percentage_bps: Bps
     recipient: PublicKey
     claim_start_condition: Condition
@@ -103,7 +110,7 @@ class RaydiumLP(WireModel):
 
     type: Literal["RaydiumLP"] = "RaydiumLP"
     name: Text(1, 64)
-    supply: NonNegativeNumber
+    supply: TokenAmountOrZero
     percentage_bps: Bps
     start_condition: Condition
     lp_lock_schedule: LpLockSchedule | None = None
@@ -117,7 +124,7 @@ class LaunchpoolSettings(WireModel):
     deposit_end_condition: Condition
     claim_start_condition: Condition
     claim_end_condition: Condition
-    minimum_quote_token_threshold: PositiveNumber
+    minimum_quote_token_threshold: QuoteAmount
     deposit_bonus: BpsCurve | None = None
     withdraw_penalty: BpsCurve | None = None
     fund_flows: list[FundFlow] = Field(default_factory=list)
@@ -135,13 +142,13 @@ class LaunchpoolSettings(WireModel):
 
 
 class PresaleSettings(WireModel):
-    allocation_quote_token_cap: PositiveNumber
+    allocation_quote_token_cap: QuoteAmount
     deposit_start_condition: Condition
     deposit_end_condition: Condition
     claim_start_condition: Condition
     claim_end_condition: Condition
-    minimum_deposit_amount: NonNegativeNumber | None = None
-    deposit_limit: PositiveNumber | None = None
+    minimum_deposit_amount: QuoteAmountOrZero | None = None
+    deposit_limit: QuoteAmount | None = None
     funds_recipient: PublicKey | None = None  # where the raise goes
 
 
@@ -167,22 +174,47 @@ class LinearUnlock(WireModel):
     type: Literal["linear"] = "linear"
 
 
+UNIT_SECONDS = {
+    TimeUnit.SECOND: 1,
+    TimeUnit.MINUTE: 60,
+    TimeUnit.HOUR: 3600,
+    TimeUnit.DAY: 86_400,
+    TimeUnit.WEEK: 604_800,
+    TimeUnit.TWO_WEEKS: 1_209_600,
+    TimeUnit.MONTH: YEAR_SECONDS // 12,
+    TimeUnit.QUARTER: YEAR_SECONDS // 4,
+    TimeUnit.YEAR: YEAR_SECONDS,
+}
+DurationValue = Integer(1, MAX_SECONDS)
+
+
+def check_duration(value: int | None, unit: TimeUnit | None, field: str) -> None:
+    """At most 100 years, whatever the unit: `5000 YEAR` is refused, not overflowed later."""
+    if value is not None and unit is not None and value * UNIT_SECONDS[unit] > MAX_SECONDS:
+        raise rule("duration", f"{field} {value} {unit.value} is longer than 100 years")
+
+
 class CustomUnlock(WireModel):
     type: Literal["custom"] = "custom"
-    value: PositiveNumber
+    value: TokenAmount
 
 
 class Cliff(WireModel):
     enabled: bool
-    duration_value: int | None = Field(None, gt=0)
+    duration_value: DurationValue | None = None
     duration_unit: TimeUnit | None = None
     unlock_amount: Annotated[LinearUnlock | CustomUnlock, Field(discriminator="type")] | None = None
+
+    @model_validator(mode="after")
+    def _at_most_a_century(self) -> Cliff:
+        check_duration(self.duration_value, self.duration_unit, "durationValue")
+        return self
 
 
 class Vesting(WireModel):
     recipient: PublicKey
     start_time: Timestamp
-    duration_value: int = Field(gt=0)
+    duration_value: DurationValue
     duration_unit: TimeUnit
     unlock_schedule: TimeUnit
     cliff: Cliff = Field(default_factory=lambda: Cliff(enabled=False))
@@ -190,6 +222,11 @@ class Vesting(WireModel):
     cancelable_by_recipient: bool = False
     transferable_by_sender: bool = False
     transferable_by_recipient: bool = False
+
+    @model_validator(mode="after")
+    def _at_most_a_century(self) -> Vesting:
+        check_duration(self.duration_value, self.duration_unit, "durationValue")
+        return self
 
 
 class LockedSettings(WireModel):
@@ -206,7 +243,7 @@ class RaydiumSettings(WireModel):
 
 class AllocationBase(WireModel):
     name: Text(1, 64)
-    supply: PositiveNumber = Field(description="whole tokens, not base units")
+    supply: TokenAmount = Field(description="whole tokens, not base units; at most 10^18")
 
 
 class LaunchpoolAllocation(AllocationBase):

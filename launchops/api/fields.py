@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
+import re
 from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -17,7 +19,6 @@ from urllib.parse import urlsplit
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
     PlainSerializer,
     PlainValidator,
     WithJsonSchema,
@@ -186,21 +187,122 @@ HttpUrl = Annotated[
 ]
 
 
-def _positive_number(value: object) -> int | float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise rule("number", f"must be a number, not {type(value).__name__}")
-    if not value > 0 or value != value or value in (float("inf"), float("-inf")):
-        raise rule("positive", f"must be greater than 0 (got {value})")
+MAX_DECIMALS = 9
+"""Decimals of a mint the service takes: 1 to 9."""
+MAX_TOKENS = 10**18
+"""Whole tokens in any one amount or supply: 10^18 fits a u64 of base units at 1 decimal."""
+MAX_QUOTE = 10**10
+"""Quote tokens (SOL, USDC) in any one amount: 10^10 SOL is 10^19 lamports, within a u64."""
+YEAR_SECONDS = 31_557_600  # 365.25 days
+MAX_SECONDS = 100 * YEAR_SECONDS
+"""Any duration or time offset: at most 100 years."""
+
+
+def figure(value: int | float | Decimal) -> str:
+    """A number as a message shows it: `10^18` for a large power of ten, a huge number
+    shortened to 6 digits (`1.23457E+40`, never 400 digits), any other as written."""
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) and abs(value) < 1e21 else str(value)
+    exact = Decimal(value)
+    if not exact.is_finite():
+        return str(exact)
+    if isinstance(value, int) and value >= 10**6:
+        digits = exact.as_tuple().digits
+        if digits[0] == 1 and not any(digits[1:]):
+            return f"10^{len(digits) - 1}"
+    if abs(exact) < 10**21:
+        return str(exact)
+    return str(Context(prec=6).create_decimal(exact).normalize())
+
+
+def whole_tokens(base_units: int, decimals: int) -> str:
+    """Base units as whole tokens, exactly, for a message (never a float's overflow)."""
+    return f"{Decimal(base_units).scaleb(-decimals).normalize():f}"
+
+
+def _whole_number(value: object) -> int:
+    """An int as pydantic's lax mode reads one: an int, a float without a fraction, or a
+    string of digits (what `${VAR}` in a launch file expands to)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise rule("integer", f"must be a whole number, not {type(value).__name__}")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise rule("finite", f"must be a finite number (got {value})")
+        if not value.is_integer():
+            raise rule("integer", f"must be a whole number (got {value})")
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not re.fullmatch(r"[+-]?[0-9]{1,30}", text):
+            raise rule("integer", f"must be a whole number (got {value[:40]!r})")
+        return int(text)
     return value
 
 
-PositiveNumber = Annotated[
-    int | float,
-    PlainValidator(_positive_number),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0}),
-]
-NonNegativeNumber = Annotated[int | float, Field(ge=0, allow_inf_nan=False)]
-Bps = Annotated[int, Field(ge=0, le=10_000, description="basis points, 0..10000")]
+def _check_integer(low: int, high: int, high_text: str) -> Any:
+    def check(value: object) -> int:
+        number = _whole_number(value)
+        if not low <= number <= high:
+            raise rule("range", f"must be {low} to {high_text} (got {figure(number)})")
+        return number
+
+    return check
+
+
+def Integer(
+    low: int, high: int, high_text: str | None = None, description: str | None = None
+) -> Any:
+    """An integer from `low` to `high`, with the range in its error message, e.g.
+    `must be 1 to 9 (got 40)`; `high_text` words the top with its unit."""
+    schema: dict[str, Any] = {"type": "integer", "minimum": low, "maximum": high}
+    if description:
+        schema["description"] = description
+    return Annotated[
+        int,
+        PlainValidator(_check_integer(low, high, high_text or figure(high))),
+        WithJsonSchema(schema),
+    ]
+
+
+def _check_number(high: int, zero: bool) -> Any:
+    def check(value: object) -> int | float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise rule("number", f"must be a number, not {type(value).__name__}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise rule("finite", f"must be a finite number (got {value})")
+        if zero and value < 0:
+            raise rule("non_negative", f"must be 0 or more (got {figure(value)})")
+        if not zero and not value > 0:
+            raise rule("positive", f"must be greater than 0 (got {figure(value)})")
+        if value > high:
+            raise rule("at_most", f"must be at most {figure(high)} (got {figure(value)})")
+        return value
+
+    return check
+
+
+def Number(high: int, *, zero: bool = False) -> Any:
+    """A finite JSON number greater than 0 (or at least 0 with `zero`) and at most `high`."""
+    low = {"minimum": 0} if zero else {"exclusiveMinimum": 0}
+    return Annotated[
+        int | float,
+        PlainValidator(_check_number(high, zero)),
+        WithJsonSchema({"type": "number", **low, "maximum": high}),
+    ]
+
+
+TokenAmount = Number(MAX_TOKENS)
+"""Whole tokens (not base units), more than 0 and at most 10^18."""
+TokenAmountOrZero = Number(MAX_TOKENS, zero=True)
+QuoteAmount = Number(MAX_QUOTE)
+"""Whole quote tokens (SOL, USDC), more than 0 and at most 10^10."""
+QuoteAmountOrZero = Number(MAX_QUOTE, zero=True)
+Bps = Integer(0, 10_000, "10000 basis points", "basis points, 0..10000")
+Decimals = Integer(1, MAX_DECIMALS)
+Supply = Integer(1, MAX_TOKENS)
+_CENTURY = f"{MAX_SECONDS} seconds, 100 years"
+Seconds = Integer(0, MAX_SECONDS, _CENTURY, "seconds, at most 100 years")
+TimeOffset = Integer(-MAX_SECONDS, MAX_SECONDS, _CENTURY, "seconds, at most 100 years either way")
 
 
 def _sol_amount(value: object) -> Decimal:

@@ -23,15 +23,19 @@ from launchops.api.fields import (
     U64_MAX,
     Base64Bytes,
     Blockhash,
+    Decimals,
     HttpUrl,
+    Integer,
     Network,
     PublicKey,
     SolAmount,
+    Supply,
     Text,
     Timestamp,
     WireModel,
     base_units,
     rule,
+    whole_tokens,
 )
 
 WRAPPED_SOL_MINT = Pubkey.from_string("So11111111111111111111111111111111111111112")
@@ -41,6 +45,7 @@ USDC_MINTS = {
 }
 DEFAULT_DECIMALS = 6
 DEFAULT_SUPPLY = 1_000_000_000
+MAX_PAGE = 1_000_000
 
 # ── Agents ──────────────────────────────────────────────────────────────────
 
@@ -85,8 +90,8 @@ class AgentsQuery(WireModel):
     model_config = ConfigDict(extra="forbid")
 
     network: Network = Network.MAINNET
-    page: int = Field(1, ge=1)
-    page_size: int = Field(24, ge=1, le=100)
+    page: Integer(1, MAX_PAGE) = 1
+    page_size: Integer(1, 100) = 24
     query: str | None = None
     sort: Literal["latest", "oldest"] = "latest"
     active_only: bool | None = None
@@ -138,7 +143,7 @@ class WithdrawRequest(WireModel):
 
 class BlockhashInfo(WireModel):
     blockhash: Blockhash
-    last_valid_block_height: int = Field(ge=0)
+    last_valid_block_height: Integer(0, U64_MAX)
 
 
 class TransactionResponse(WireModel):
@@ -165,8 +170,8 @@ class LaunchConfig(WireModel):
     symbol: Text(1, 10)
     image: HttpUrl
     description: Text(0, 250) | None = None
-    decimals: int = Field(DEFAULT_DECIMALS, ge=0, le=18)
-    supply: int = Field(DEFAULT_SUPPLY, gt=0)
+    decimals: Decimals = DEFAULT_DECIMALS
+    supply: Supply = Field(DEFAULT_SUPPLY, description="whole tokens; at most 10^18")
     network: Network = Network.MAINNET
     quote_mint: PublicKey = Field(str(WRAPPED_SOL_MINT), validate_default=True)
     type: Literal["launchpool", "presale"]
@@ -188,7 +193,8 @@ class LaunchConfig(WireModel):
             raise rule(
                 "allocations",
                 f"allocations (with their liquidity-pool supply) add up to "
-                f"{allocated / 10**self.decimals:g} tokens, more than the supply {self.supply}",
+                f"{whole_tokens(allocated, self.decimals)} tokens, more than the supply "
+                f"{self.supply}",
             )
         wanted = LaunchpoolAllocation if self.type == "launchpool" else PresaleAllocation
         if not any(isinstance(a, wanted) for a in self.allocations):

@@ -32,15 +32,18 @@ from launchops.api.allocations import (
 )
 from launchops.api.errors import LaunchFileError, Problem
 from launchops.api.fields import (
+    Decimals,
     HttpUrl,
     Network,
     PublicKey,
+    Supply,
     Text,
     WireModel,
     base_units,
     clean_loc,
     error_message,
     field_path,
+    whole_tokens,
 )
 from launchops.api.models import USDC_MINTS, WRAPPED_SOL_MINT, LaunchConfig
 from launchops.config.files import parse_yaml, read_text
@@ -81,8 +84,10 @@ class LaunchFile(StrictModel):
     launchpool: LaunchpoolRecipe | None = None
     presale: PresaleRecipe | None = None
     type: Literal["launchpool", "presale"] | None = Field(None, description="with allocations")
-    decimals: int | None = Field(None, ge=0, le=18, description="with allocations; default 6")
-    supply: int | None = Field(None, gt=0, description="with allocations; default 1e9")
+    decimals: Decimals | None = Field(None, description="with allocations, 1 to 9; default 6")
+    supply: Supply | None = Field(
+        None, description="whole tokens, with allocations, at most 10^18; default 10^9"
+    )
     allocations: list[Allocation] | None = None
     schedule: str | None = Field(None, description="a time (ISO 8601) or a cron expression")
 
@@ -352,8 +357,8 @@ def _check_rules(
     allocated = sum(base_units(b.supply, config.decimals) for b in config.buckets())
     total = config.supply * 10**config.decimals
     if config.finalize and allocated != total:
-        got = allocated / 10**config.decimals
-        message = f"a finalized launch must allocate its whole supply: {got:g} of {config.supply}"
+        got = whole_tokens(allocated, config.decimals)
+        message = f"a finalized launch must allocate its whole supply: {got} of {config.supply}"
         reader.problem(form, f"{message} tokens allocated", (form,))
     for index, allocation in enumerate(config.allocations):
         where = (form, index) if form == "allocations" else (form,)

@@ -21,6 +21,7 @@ from launchops.api.allocations import (
     BpsCurve,
     Cliff,
     CustomUnlock,
+    DurationValue,
     LaunchpoolAllocation,
     LaunchpoolSettings,
     LinearUnlock,
@@ -37,9 +38,19 @@ from launchops.api.allocations import (
     UnlockedFunds,
     UnlockedSettings,
     Vesting,
+    check_duration,
     graduation,
 )
-from launchops.api.fields import PositiveNumber, PublicKey, Text, Timestamp, WireModel, rule
+from launchops.api.fields import (
+    Integer,
+    PublicKey,
+    QuoteAmount,
+    Text,
+    Timestamp,
+    TokenAmount,
+    WireModel,
+    rule,
+)
 
 RECIPE_SUPPLY = 1_000_000_000
 RECIPE_DECIMALS = 6
@@ -71,19 +82,24 @@ class StrictModel(WireModel):
 
 
 class Duration(StrictModel):
-    value: int = Field(gt=0)
+    value: DurationValue
     unit: TimeUnit
+
+    @model_validator(mode="after")
+    def _at_most_a_century(self) -> Duration:
+        check_duration(self.value, self.unit, "value")
+        return self
 
 
 class CliffRecipe(StrictModel):
     duration: Duration
-    unlock_amount: PositiveNumber | str = "linear"
+    unlock_amount: TokenAmount | str = "linear"
 
 
 class LockedRecipe(StrictModel):
     name: Text(1, 64)
     recipient: PublicKey
-    token_amount: PositiveNumber
+    token_amount: TokenAmount
     vesting_start_time: Timestamp
     vesting_duration: Duration
     unlock_schedule: TimeUnit
@@ -124,10 +140,10 @@ class LockedRecipe(StrictModel):
 
 
 class LaunchpoolRecipe(StrictModel):
-    token_allocation: PositiveNumber
+    token_allocation: TokenAmount
     deposit_start_time: Timestamp
-    raise_goal: PositiveNumber
-    raydium_liquidity_bps: int = Field(ge=2000, le=10_000)
+    raise_goal: QuoteAmount
+    raydium_liquidity_bps: Integer(2000, 10_000, "10000 basis points")
     funds_recipient: PublicKey | None = None
     locked_allocations: list[LockedRecipe] = Field(default_factory=list)
 
@@ -208,14 +224,14 @@ class LaunchpoolRecipe(StrictModel):
 
 
 class PresaleRecipe(StrictModel):
-    token_allocation: PositiveNumber
-    quote_cap: PositiveNumber
+    token_allocation: TokenAmount
+    quote_cap: QuoteAmount
     deposit_start_time: Timestamp
     deposit_end_time: Timestamp
     claim_start_time: Timestamp
     funds_recipient: PublicKey | None = None
-    minimum_deposit: PositiveNumber | None = None
-    deposit_limit: PositiveNumber | None = None
+    minimum_deposit: QuoteAmount | None = None
+    deposit_limit: QuoteAmount | None = None
 
     @model_validator(mode="after")
     def _within_supply(self) -> PresaleRecipe:

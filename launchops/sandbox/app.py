@@ -19,6 +19,7 @@ from starlette.routing import Match
 
 from launchops.api.fields import Network, clean_loc, error_message
 from launchops.api.models import (
+    MAX_PAGE,
     AgentsQuery,
     CreateLaunchRequest,
     FundRequest,
@@ -153,7 +154,7 @@ def build_app(service: SandboxService) -> FastAPI:
     @app.get("/v1/agents", tags=["agents"])
     async def list_agents(
         network: Network = Network.MAINNET,
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
         page_size: Annotated[int, Query(alias="pageSize", ge=1, le=100)] = 24,
         query: Annotated[str | None, Query(max_length=200)] = None,
         sort: Literal["latest", "oldest"] = "latest",

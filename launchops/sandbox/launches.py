@@ -32,7 +32,7 @@ from spl.token.models import InitializeMint2Params, MintToCheckedParams, SetAuth
 
 from launchops.api import programs as p
 from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
-from launchops.api.fields import base_units, iso_utc
+from launchops.api.fields import base_units, iso_utc, whole_tokens
 from launchops.api.models import LaunchConfig
 from launchops.sandbox.chain import Chain
 
@@ -94,7 +94,8 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
                 {
                     "path": ["launch", "allocations"],
                     "message": f"a finalized launch must allocate its whole supply: "
-                    f"{allocated / 10**config.decimals:g} of {config.supply} tokens allocated",
+                    f"{whole_tokens(allocated, config.decimals)} of {config.supply} tokens "
+                    "allocated",
                 }
             ],
         )

@@ -10,7 +10,7 @@ import pydantic
 import pytest
 
 from launchops.api import models as m
-from launchops.api.fields import lamports, problems_of
+from launchops.api.fields import figure, lamports, problems_of, whole_tokens
 from tests.api import examples as ex
 
 
@@ -108,8 +108,14 @@ LAUNCH_RULES = [
     ("publicKey", "0OIl" * 8, "publicKey", "characters outside base58"),
     ("publicKey", "abc", "publicKey", "of 32 bytes (got 3 characters)"),
     ("quoteMint", 42, "quoteMint", "must be a base58 public key (a string), not int"),
-    ("decimals", -1, "decimals", "greater than or equal to 0"),
-    ("supply", 0, "supply", "greater than 0"),
+    ("decimals", -1, "decimals", "must be 1 to 9 (got -1)"),
+    ("decimals", 10, "decimals", "must be 1 to 9 (got 10)"),
+    ("decimals", 2**70, "decimals", "must be 1 to 9 (got 1.18059E+21)"),
+    ("decimals", 1.5, "decimals", "must be a whole number (got 1.5)"),
+    ("supply", 0, "supply", "must be 1 to 10^18 (got 0)"),
+    ("supply", 10**18 + 1, "supply", "must be 1 to 10^18 (got 1000000000000000001)"),
+    ("supply", 10**4000, "supply", "must be 1 to 10^18 (got 10^4000)"),
+    ("supply", float("inf"), "supply", "must be a finite number (got inf)"),
     ("allocations", [], "allocations", "at least 1 item"),
     ("finalize", "maybe", "finalize", "valid boolean"),
 ]
@@ -181,9 +187,58 @@ def test_mechanic_needs_its_allocation():
 
 def test_supply_must_fit_a_mint():
     launch = ex.presale_launch()
-    launch["decimals"] = 18
+    launch["supply"] = 10**11  # x 10^9 is over 2^64
     [(_, message)] = problems(m.LaunchConfig, launch)
     assert "does not fit a token mint" in message
+
+
+def test_the_largest_numbers_are_rules_not_overflows():
+    launch = ex.launchpool_launch()
+    for allocation in launch["allocations"]:
+        allocation["supply"] = 10**18
+    [(field, message)] = problems(m.LaunchConfig, launch)
+    assert (field, message) == (
+        "(top level)",
+        "allocations (with their liquidity-pool supply) add up to 3000000000250000000 tokens, "
+        "more than the supply 1000000000",
+    )
+    for key, value, field, unit in (
+        ("durationValue", 101, "vesting", "YEAR"),
+        ("cliff", 1201, "vesting.cliff", "MONTH"),
+    ):
+        launch = ex.launchpool_launch()
+        vesting = launch["allocations"][1]["lockedV2"]["vesting"]
+        if key == "cliff":
+            vesting["cliff"]["durationValue"] = value
+        else:
+            vesting[key] = value
+        [(where, message)] = problems(m.LaunchConfig, launch)
+        assert where == f"allocations[1].lockedV2.{field}"
+        assert message == f"durationValue {value} {unit} is longer than 100 years"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0, "0"),
+        (-5, "-5"),
+        (999_999, "999999"),
+        (10**6, "10^6"),
+        (10**400, "10^400"),
+        (2**80, "1.20893E+24"),
+        (1e300, "1e+300"),
+        (0.5, "0.5"),
+        (float("nan"), "nan"),
+    ],
+)
+def test_figures_in_messages(value, shown):
+    assert figure(value) == shown
+
+
+def test_whole_tokens_are_exact():
+    assert whole_tokens(800_100_000_000_000, 9) == "800100"
+    assert whole_tokens(15, 1) == "1.5"
+    assert whole_tokens(10**400, 9) == "1" + "0" * 391
 
 
 def test_register_network_must_match_the_launch():

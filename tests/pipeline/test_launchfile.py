@@ -136,6 +136,81 @@ def test_each_rule_is_reported_with_file_line_and_field(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("form", "path", "value", "message"),
+    [
+        ("raw", ["decimals"], 40, "decimals: must be 1 to 9 (got 40)"),
+        ("raw", ["decimals"], 0, "decimals: must be 1 to 9 (got 0)"),
+        ("raw", ["supply"], 10**30, "supply: must be 1 to 10^18 (got 10^30)"),
+        (
+            "raw",
+            ["allocations", 0, "supply"],
+            10**400,
+            "allocations[0].supply: must be at most 10^18 (got 10^400)",
+        ),
+        (
+            "raw",
+            ["allocations", 2, "supply"],
+            1e300,
+            "allocations[2].supply: must be at most 10^18 (got 1e+300)",
+        ),
+        (
+            "raw",
+            ["allocations", 0, "presaleV2", "allocationQuoteTokenCap"],
+            float("inf"),
+            "allocations[0].presaleV2.allocationQuoteTokenCap: must be a finite number (got inf)",
+        ),
+        (
+            "launchpool",
+            ["launchpool", "tokenAllocation"],
+            10**25,
+            "launchpool.tokenAllocation: must be at most 10^18 (got 10^25)",
+        ),
+        (
+            "launchpool",
+            ["launchpool", "raiseGoal"],
+            1e11,
+            "launchpool.raiseGoal: must be at most 10^10 (got 100000000000.0)",
+        ),
+        (
+            "launchpool",
+            ["launchpool", "lockedAllocations", 0, "vestingDuration"],
+            {"value": 5000, "unit": "YEAR"},
+            "launchpool.lockedAllocations[0].vestingDuration: value 5000 YEAR is longer than "
+            "100 years",
+        ),
+        (
+            "presale",
+            ["presale", "depositLimit"],
+            10**20,
+            "presale.depositLimit: must be at most 10^10 (got 10^20)",
+        ),
+    ],
+    ids=lambda v: v.split(":")[0] if isinstance(v, str) and ":" in v else "",
+)
+def test_a_number_out_of_range_names_file_line_and_field(tmp_path, form, path, value, message):
+    document = launch_document(form)
+    node = document
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    file = tmp_path / "huge.yaml"
+    file.write_text(yaml.safe_dump(document, sort_keys=False))
+    assert f"{file}:{key_line(file.read_text(), path)}: {message}" in problems(file)
+
+
+def key_line(text: str, path: list) -> int:
+    """The line of the key at `path` in a YAML text."""
+    node, line = yaml.compose(text), 0
+    for part in path:
+        if isinstance(part, int):
+            node = node.value[part]
+            continue
+        key, node = next((k, v) for k, v in node.value if k.value == part)
+        line = key.start_mark.line + 1
+    return line
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("", "must be a mapping of launch fields, not empty"),

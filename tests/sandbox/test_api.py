@@ -72,6 +72,8 @@ async def test_agents_wallet_is_the_asset_signer_pda(client):
         ({"pageSize": "101"}, "pageSize"),
         ({"pageSize": "0"}, "pageSize"),
         ({"page": "0"}, "page"),
+        ({"page": "1000001"}, "page"),
+        ({"page": "9" * 5000}, "page"),
         ({"sort": "newest"}, "sort"),
         ({"activeOnly": "yes"}, "activeOnly"),
         ({"network": "solana-testnet"}, "network"),
@@ -282,6 +284,46 @@ async def test_create_400_with_details(sandbox):
     assert answer.status_code == 400
     paths = [d["path"] for d in answer.json()["details"]]
     assert ["launch", "symbol"] in paths and ["launch", "allocations", 0, "supply"] in paths
+
+
+OUT_OF_RANGE = [
+    (["allocations", 0, "supply"], 10**400, "must be at most 10^18 (got 10^400)"),
+    (["allocations", 0, "supply"], 1e300, "must be at most 10^18 (got 1e+300)"),
+    (["allocations", 2, "supply"], 10**19 + 1, "must be at most 10^18 (got 10000000000000000001)"),
+    (["decimals"], 40, "must be 1 to 9 (got 40)"),
+    (["decimals"], 0, "must be 1 to 9 (got 0)"),
+    (["supply"], 10**30, "must be 1 to 10^18 (got 10^30)"),
+    (
+        ["allocations", 0, "launchpoolV2", "minimumQuoteTokenThreshold"],
+        10**11,
+        "must be at most 10^10 (got 10^11)",
+    ),
+    (
+        ["allocations", 0, "launchpoolV2", "fundFlows", 1, "lpLockSchedule", "duration"],
+        2**70,
+        "must be 0 to 3155760000 seconds, 100 years (got 1.18059E+21)",
+    ),
+    (
+        ["allocations", 1, "lockedV2", "vesting", "durationValue"],
+        10**12,
+        "must be 1 to 3155760000 (got 10^12)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"), OUT_OF_RANGE, ids=[".".join(map(str, c[0])) for c in OUT_OF_RANGE]
+)
+def test_create_400_for_any_out_of_range_number_never_500(sandbox, path, value, message):
+    body = ex.create_body()
+    node = body["launch"]
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    assert answer.status_code == 400, answer.text[:300]
+    assert answer.json()["success"] is False and answer.json()["error"] == "Invalid input data"
+    assert {"path": ["launch", *path], "message": message} in answer.json()["details"]
 
 
 async def test_create_refuses_a_finalized_launch_that_does_not_allocate_its_supply(client, rpc):
