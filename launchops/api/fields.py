@@ -308,17 +308,22 @@ TimeOffset = Integer(-MAX_SECONDS, MAX_SECONDS, _CENTURY, "seconds, at most 100 
 def _sol_amount(value: object) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
         raise rule("amount", "must be an amount of SOL, e.g. 0.25")
+    shown = figure(value) if isinstance(value, int) else str(value)[:40]
     try:
-        amount = Decimal(str(value).strip())
+        # An int exactly (str() of one past 4300 digits raises); a float as it reads.
+        amount = Decimal(value) if isinstance(value, int) else Decimal(str(value).strip())
     except InvalidOperation:
-        raise rule("amount", f"must be an amount of SOL, e.g. 0.25 (got {value!r})") from None
+        raise rule("amount", f"must be an amount of SOL, e.g. 0.25 (got {value!r:.40})") from None
     if not amount.is_finite() or amount <= 0:
-        raise rule("amount", f"must be a positive amount of SOL (got {value})")
-    exponent = amount.normalize().as_tuple().exponent
-    if isinstance(exponent, int) and exponent < -9:
-        raise rule("amount", f"has more than 9 decimals, finer than a lamport (got {value})")
-    if amount * LAMPORTS_PER_SOL > U64_MAX:
-        raise rule("amount", f"is larger than any SOL balance (got {value})")
+        raise rule("amount", f"must be a positive amount of SOL (got {shown})")
+    # Exact tests only: arithmetic in the default context would overflow (1e999999999)
+    # or round (1e-999999999 to 0, 1.000...0001 to 1) before the rules could see it.
+    if amount.adjusted() >= 11 or amount.scaleb(9) > U64_MAX:
+        raise rule("amount", f"is larger than any SOL balance (got {shown})")
+    _, digits, exponent = amount.as_tuple()
+    zeros = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    if isinstance(exponent, int) and exponent + zeros < -9:
+        raise rule("amount", f"has more than 9 decimals, finer than a lamport (got {shown})")
     return amount
 
 

@@ -258,7 +258,13 @@ def test_register_network_must_match_the_launch():
         ("abc", "must be an amount of SOL"),
         (True, "must be an amount of SOL"),
         ("1e30", "larger than any SOL balance"),
+        ("1e999999999", "larger than any SOL balance"),  # was decimal.Overflow: a 500
+        ("1e-999999999", "has more than 9 decimals"),  # was taken as 0 lamports
+        ("0.0000000000000000000000000000001", "has more than 9 decimals"),
+        ("1.0000000000000000000000000000000000001", "has more than 9 decimals"),
+        (10**5000, "larger than any SOL balance"),
     ],
+    ids=lambda v: v[:16] if isinstance(v, str) else str(v)[:16] if abs(v) < 10**99 else "huge",
 )
 def test_fund_amount_rules(amount, message):
     found = dict(problems(m.FundRequest, {"sender": ex.WALLET, "amount": amount, "memo": "hi"}))

@@ -150,6 +150,8 @@ async def test_fund_lands_on_the_agents_wallet(client, rpc):
         ({"sender": "not-a-key", "amount": 1, "memo": "m"}, "sender"),
         ({"sender": ex.WALLET, "amount": 0, "memo": "m"}, "amount"),
         ({"sender": ex.WALLET, "amount": -2, "memo": "m"}, "amount"),
+        ({"sender": ex.WALLET, "amount": "1e999999999", "memo": "m"}, "amount"),
+        ({"sender": ex.WALLET, "amount": "1e-999999999", "memo": "m"}, "amount"),
         ({"sender": ex.WALLET, "amount": 1}, "memo"),
         ({"sender": ex.WALLET, "amount": 1, "memo": ""}, "memo"),
         ({"sender": ex.WALLET, "amount": 1, "memo": "m" * 257}, "memo"),
