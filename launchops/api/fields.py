@@ -125,6 +125,7 @@ Base64Bytes = Annotated[
 
 
 def _to_utc(value: object) -> datetime:
+    given = value
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -133,7 +134,13 @@ def _to_utc(value: object) -> datetime:
     if not isinstance(value, datetime):
         raise rule("timestamp", "must be an ISO 8601 time, e.g. 2026-03-01T15:00:00Z")
     # A time without a zone is read as UTC, the zone the service speaks.
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is in year 0 in UTC
+        shown = given if isinstance(given, str) else value.isoformat()
+        raise rule(
+            "timestamp", f"must be a time from year 1 to 9999 in UTC (got {shown[:40]!r})"
+        ) from None
 
 
 def iso_utc(value: datetime) -> str:

@@ -308,6 +308,16 @@ def test_timestamps_keep_the_services_format():
     assert wire["timestamp"] == "2026-03-01T00:00:00.000Z"
 
 
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:30:00-01:00"])
+def test_a_time_outside_the_calendar_in_utc_is_a_rule_not_an_overflow(when):
+    launch = ex.launchpool_launch()
+    launch["allocations"][0]["launchpoolV2"]["depositStartCondition"]["timestamp"] = when
+    found = dict(problems(m.LaunchConfig, launch))
+    assert found["allocations[0].launchpoolV2.depositStartCondition.timestamp"] == (
+        f"must be a time from year 1 to 9999 in UTC (got {when!r})"
+    )
+
+
 def test_json_schema_is_generated():
     schema = m.LaunchConfig.model_json_schema(by_alias=True)
     assert schema["properties"]["publicKey"]["pattern"].startswith("^[1-9A-HJ-NP-Za-km-z]")

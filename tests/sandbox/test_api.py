@@ -328,6 +328,18 @@ def test_create_400_for_any_out_of_range_number_never_500(sandbox, path, value, 
     assert {"path": ["launch", *path], "message": message} in answer.json()["details"]
 
 
+def test_register_400_for_a_time_that_leaves_the_calendar_in_utc(sandbox):
+    # Found by schemathesis (150 examples, seed 1): astimezone(UTC) raised OverflowError, a 500.
+    launch = ex.launchpool_launch()
+    condition = launch["allocations"][0]["launchpoolV2"]["depositStartCondition"]
+    condition["timestamp"] = "0001-01-01T00:00:00+01:00"
+    body = {"genesisAccount": ex.GENESIS, "network": "solana-mainnet", "launch": launch}
+    answer = httpx.post(f"{sandbox.base_url}/launches/register", json=body)
+    assert answer.status_code == 400, answer.text[:300]
+    path = ["launch", "allocations", 0, "launchpoolV2", "depositStartCondition", "timestamp"]
+    assert [d["path"] for d in answer.json()["details"]] == [path]
+
+
 async def test_create_refuses_a_finalized_launch_that_does_not_allocate_its_supply(client, rpc):
     creator = await funded_keypair(rpc)
     launch = launch_for(creator).to_wire()
