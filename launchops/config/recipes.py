@@ -11,10 +11,10 @@ recipe fixes it.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from solders.pubkey import Pubkey
 
 from launchops.api.allocations import (
@@ -49,6 +49,7 @@ from launchops.api.fields import (
     Timestamp,
     TokenAmount,
     WireModel,
+    iso_utc,
     rule,
 )
 
@@ -146,6 +147,17 @@ class LaunchpoolRecipe(StrictModel):
     raydium_liquidity_bps: Integer(2000, 10_000, "10000 basis points")
     funds_recipient: PublicKey | None = None
     locked_allocations: list[LockedRecipe] = Field(default_factory=list)
+
+    @field_validator("deposit_start_time")
+    @classmethod
+    def _window_in_the_calendar(cls, start: datetime) -> datetime:
+        if start > datetime.max.replace(tzinfo=UTC) - DEPOSIT_WINDOW:
+            raise rule(
+                "timestamp",
+                "the 48-hour deposit window must end by 9999-12-31T23:59:59Z "
+                f"(got {iso_utc(start)})",
+            )
+        return start
 
     @model_validator(mode="after")
     def _within_supply(self) -> LaunchpoolRecipe:

@@ -211,6 +211,26 @@ def key_line(text: str, path: list) -> int:
 
 
 @pytest.mark.parametrize(
+    ("start", "shown"),
+    [
+        ("9999-12-31", "9999-12-31T00:00:00.000Z"),
+        ("9999-12-30T00:00:01Z", "9999-12-30T00:00:01.000Z"),
+    ],
+)
+def test_a_deposit_window_past_the_calendar_is_a_rule_not_an_overflow(tmp_path, start, shown):
+    # start + 48 hours raised OverflowError out of load_launch_file (a traceback).
+    document = launch_document()
+    document["launchpool"]["depositStartTime"] = start
+    file = tmp_path / "late.yaml"
+    file.write_text(yaml.safe_dump(document, sort_keys=False))
+    line = key_line(file.read_text(), ["launchpool", "depositStartTime"])
+    assert problems(file) == [
+        f"{file}:{line}: launchpool.depositStartTime: the 48-hour deposit window must end by "
+        f"9999-12-31T23:59:59Z (got {shown})"
+    ]
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("", "must be a mapping of launch fields, not empty"),
