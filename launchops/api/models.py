@@ -46,6 +46,9 @@ USDC_MINTS = {
 DEFAULT_DECIMALS = 6
 DEFAULT_SUPPLY = 1_000_000_000
 MAX_PAGE = 1_000_000
+MAX_BUCKETS = 100
+"""Buckets of one launch (allocations and liquidity-pool flows): a bucket's address takes
+its index among those of its type as one byte, and each 4 buckets add a transaction."""
 
 # ── Agents ──────────────────────────────────────────────────────────────────
 
@@ -182,6 +185,13 @@ class LaunchConfig(WireModel):
 
     @model_validator(mode="after")
     def _check_supply_and_mechanic(self) -> LaunchConfig:
+        buckets = len(self.buckets())
+        if buckets > MAX_BUCKETS:
+            raise rule(
+                "buckets",
+                f"a launch holds at most {MAX_BUCKETS} buckets (allocations and liquidity-pool "
+                f"flows); this one has {buckets}",
+            )
         if self.supply * 10**self.decimals > U64_MAX:
             raise rule(
                 "supply",

@@ -230,6 +230,21 @@ def test_a_deposit_window_past_the_calendar_is_a_rule_not_an_overflow(tmp_path, 
     ]
 
 
+def test_more_buckets_than_a_launch_holds_is_a_file_error(tmp_path):
+    document = launch_document()
+    [team] = document["launchpool"]["lockedAllocations"]
+    document["launchpool"]["lockedAllocations"] = [
+        {**team, "name": f"Team {i}", "tokenAmount": 1000} for i in range(100)
+    ]
+    file = tmp_path / "many.yaml"
+    file.write_text(yaml.safe_dump(document, sort_keys=False))
+    line = key_line(file.read_text(), ["launchpool"])
+    assert problems(file) == [
+        f"{file}:{line}: launchpool: a launch holds at most 100 buckets (allocations and "
+        "liquidity-pool flows); this one has 103"
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -3,6 +3,8 @@ spec's statuses, envelopes, headers and limits, and on-chain effects read over J
 
 from __future__ import annotations
 
+import copy
+
 import httpx
 import pytest
 from solana.rpc.async_api import AsyncClient
@@ -338,6 +340,25 @@ def test_register_400_for_a_time_that_leaves_the_calendar_in_utc(sandbox):
     assert answer.status_code == 400, answer.text[:300]
     path = ["launch", "allocations", 0, "launchpoolV2", "depositStartCondition", "timestamp"]
     assert [d["path"] for d in answer.json()["details"]] == [path]
+
+
+def test_create_400_for_more_buckets_than_a_launch_holds(sandbox):
+    # 257 allocations of one type overflowed the bucket PDA's u8 index: a 500.
+    body = ex.create_body()
+    unlocked = body["launch"]["allocations"][2]
+    body["launch"]["allocations"] += [
+        {**copy.deepcopy(unlocked), "name": f"Airdrop {i}", "supply": 1} for i in range(300)
+    ]
+    unlocked["supply"] -= 300  # the whole supply, still
+    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    assert answer.status_code == 400, answer.text[:300]
+    assert answer.json()["details"] == [
+        {
+            "path": ["launch"],
+            "message": "a launch holds at most 100 buckets (allocations and liquidity-pool "
+            "flows); this one has 304",
+        }
+    ]
 
 
 async def test_create_refuses_a_finalized_launch_that_does_not_allocate_its_supply(client, rpc):
