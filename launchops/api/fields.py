@@ -178,6 +178,11 @@ def Text(low: int, high: int) -> Any:
     ]
 
 
+MAX_IMAGE_URL = 200
+"""Characters of an image URL: the token's metadata URI, whose limit in Metaplex metadata
+is 200 (and the metadata goes in the launch's first transaction)."""
+
+
 def _check_http_url(value: object) -> str:
     if not isinstance(value, str):
         raise rule("url", f"must be an http(s) URL, not {type(value).__name__}")
@@ -187,10 +192,19 @@ def _check_http_url(value: object) -> str:
     return value
 
 
-HttpUrl = Annotated[
+def _check_image_url(value: object) -> str:
+    url = _check_http_url(value)
+    if len(url) > MAX_IMAGE_URL:
+        raise rule("length", f"must be at most {MAX_IMAGE_URL} characters (got {len(url)})")
+    return url
+
+
+_URL_SCHEMA = {"type": "string", "format": "uri", "pattern": "^https?://"}
+HttpUrl = Annotated[str, PlainValidator(_check_http_url), WithJsonSchema(_URL_SCHEMA)]
+ImageUrl = Annotated[
     str,
-    PlainValidator(_check_http_url),
-    WithJsonSchema({"type": "string", "format": "uri", "pattern": "^https?://"}),
+    PlainValidator(_check_image_url),
+    WithJsonSchema({**_URL_SCHEMA, "maxLength": MAX_IMAGE_URL}),
 ]
 
 

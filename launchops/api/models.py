@@ -25,6 +25,7 @@ from launchops.api.fields import (
     Blockhash,
     Decimals,
     HttpUrl,
+    ImageUrl,
     Integer,
     Network,
     PublicKey,
@@ -171,7 +172,7 @@ class LaunchConfig(WireModel):
 
     name: Text(1, 32)
     symbol: Text(1, 10)
-    image: HttpUrl
+    image: ImageUrl
     description: Text(0, 250) | None = None
     decimals: Decimals = DEFAULT_DECIMALS
     supply: Supply = Field(DEFAULT_SUPPLY, description="whole tokens; at most 10^18")

@@ -34,6 +34,7 @@ from launchops.api.errors import LaunchFileError, Problem
 from launchops.api.fields import (
     Decimals,
     HttpUrl,
+    ImageUrl,
     Network,
     PublicKey,
     Supply,
@@ -74,7 +75,7 @@ class LaunchFile(StrictModel):
     )
     name: Text(1, 32)
     symbol: Text(1, 10)
-    image: HttpUrl
+    image: ImageUrl
     description: Text(0, 250) | None = None
     external_links: Links | None = None
     network: Network | None = Field(None, description="default: the profile's network")

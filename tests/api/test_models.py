@@ -103,6 +103,7 @@ LAUNCH_RULES = [
     ("description", "d" * 251, "description", "must be at most 250 characters (got 251)"),
     ("image", "ftp://x/y.png", "image", "must be an http(s) URL"),
     ("image", "not a url", "image", "must be an http(s) URL"),
+    ("image", "https://x.io/" + "a" * 188, "image", "must be at most 200 characters (got 201)"),
     ("network", "solana-testnet", "network", "must be 'solana-mainnet' or 'solana-devnet'"),
     ("type", "auction", "type", "must be 'launchpool' or 'presale'"),
     ("publicKey", "0OIl" * 8, "publicKey", "characters outside base58"),

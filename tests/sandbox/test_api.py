@@ -361,6 +361,17 @@ def test_create_400_for_more_buckets_than_a_launch_holds(sandbox):
     ]
 
 
+def test_create_400_for_an_image_url_longer_than_metadata_holds(sandbox):
+    # A 500 kB image URL made instruction data past u16::MAX: solders panicked, a 500.
+    body = ex.create_body()
+    body["launch"]["image"] = "https://gateway.irys.xyz/" + "a" * 500_000
+    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    assert answer.status_code == 400, answer.text[:300]
+    assert answer.json()["details"] == [
+        {"path": ["launch", "image"], "message": "must be at most 200 characters (got 500025)"}
+    ]
+
+
 async def test_create_refuses_a_finalized_launch_that_does_not_allocate_its_supply(client, rpc):
     creator = await funded_keypair(rpc)
     launch = launch_for(creator).to_wire()
