@@ -17,7 +17,13 @@ from solders.keypair import Keypair
 from launchops.api.errors import LaunchFileError
 from launchops.api.fields import Network
 from launchops.config.launchfile import launch_files, load_launch_file, schema
-from tests.support.pipeline import RECIPIENT, future, launch_document, write_launch
+from tests.support.pipeline import (
+    RECIPIENT,
+    dump_yaml,
+    future,
+    launch_document,
+    write_launch,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 WALLET = Keypair().pubkey()
@@ -237,7 +243,7 @@ def test_more_buckets_than_a_launch_holds_is_a_file_error(tmp_path):
         {**team, "name": f"Team {i}", "tokenAmount": 1000} for i in range(100)
     ]
     file = tmp_path / "many.yaml"
-    file.write_text(yaml.safe_dump(document, sort_keys=False))
+    file.write_text(dump_yaml(document))
     line = key_line(file.read_text(), ["launchpool"])
     assert problems(file) == [
         f"{file}:{line}: launchpool: a launch holds at most 100 buckets (allocations and "

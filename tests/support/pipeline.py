@@ -95,6 +95,17 @@ def launch_document(
     return base
 
 
+class _NoAliases(yaml.SafeDumper):
+    """Launch files take no YAML aliases: repeated values are written out."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_yaml(document: Any) -> str:
+    return yaml.dump(document, Dumper=_NoAliases, sort_keys=False)
+
+
 def write_launch(
     folder: Path,
     filename: str = "launch.yaml",
@@ -104,7 +115,7 @@ def write_launch(
 ) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / filename
-    path.write_text(yaml.safe_dump(launch_document(form, key, **changes), sort_keys=False))
+    path.write_text(dump_yaml(launch_document(form, key, **changes)))
     return path
 
 
