@@ -30,6 +30,8 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from launchops.errors import BlockhashExpired
+
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
 
@@ -80,8 +82,6 @@ RPC_CALLS = RetryPolicy(attempts=6, initial_wait=0.2, max_wait=4.0)
 
 def create_again(profile: Profile) -> AsyncRetrying:
     """New creates while a blockhash expires with nothing landed: bounded, jittered."""
-    from launchops.pipeline.steps import BlockhashExpired
-
     return AsyncRetrying(
         retry=retry_if_exception_type(BlockhashExpired),
         stop=stop_after_attempt(profile.create_attempts + 1),  # the last one records `failed`

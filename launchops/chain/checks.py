@@ -13,15 +13,12 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
 from launchops.api import programs as p
-from launchops.chain.signing import SigningError, required_signers
+from launchops.chain.signing import required_signers
+from launchops.errors import TransactionRefused
 
 MEMO_PROGRAMS = frozenset(
     {p.MEMO_PROGRAM, Pubkey.from_string("Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo")}
 )
-
-
-class TransactionRefused(SigningError):
-    """The transaction is not what was asked for; it was not signed."""
 
 
 def _transfer(data: bytes) -> int | None:

@@ -19,11 +19,7 @@ from pathlib import Path
 import base58
 from solders.keypair import Keypair
 
-from launchops.api.errors import LaunchOpsError
-
-
-class KeypairError(LaunchOpsError):
-    """The keypair could not be loaded; the message never contains key material."""
+from launchops.errors import KeypairError
 
 
 class KeypairPermissionWarning(UserWarning):

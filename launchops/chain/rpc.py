@@ -9,7 +9,6 @@ Re-sending the same signed bytes is always safe: a signature lands at most once.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
@@ -22,50 +21,12 @@ from solders.hash import Hash
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 
-from launchops.api.errors import LaunchOpsError
+from launchops.chain.landing import Landing
+from launchops.errors import RpcUnavailable, TransactionRejected
 from launchops.retries import RPC_CALLS, RetryPolicy
 
 T = TypeVar("T")
 STATUS_BATCH = 256
-LEVELS = {"processed": 0, "confirmed": 1, "finalized": 2}
-
-
-class ChainError(LaunchOpsError):
-    """The chain or its RPC refused or failed."""
-
-
-class RpcUnavailable(ChainError):
-    """The RPC did not answer usefully (429, 5xx, connection, timeout)."""
-
-    transient = True
-
-
-class TransactionRejected(ChainError):
-    """The node refused a transaction (preflight failure, bad signature, ...)."""
-
-    def __init__(self, message: str, err: Any = None) -> None:
-        super().__init__(message)
-        self.err = err
-
-    @property
-    def blockhash_not_found(self) -> bool:
-        return "Blockhash not found" in str(self) or str(self.err) == "BlockhashNotFound"
-
-    @property
-    def already_processed(self) -> bool:
-        return "already been processed" in str(self) or "AlreadyProcessed" in str(self.err)
-
-
-@dataclass(frozen=True)
-class Landing:
-    """Where a signature stands on chain."""
-
-    slot: int
-    level: str  # processed, confirmed or finalized
-    err: str | None
-
-    def reached(self, commitment: str) -> bool:
-        return LEVELS[self.level] >= LEVELS[commitment]
 
 
 class ChainRpc:

@@ -9,11 +9,7 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from launchops.api.errors import LaunchOpsError
-
-
-class SigningError(LaunchOpsError):
-    """A transaction cannot be signed as it is (wrong signer, broken signature)."""
+from launchops.errors import SigningError
 
 
 def required_signers(tx: VersionedTransaction) -> list[Pubkey]:

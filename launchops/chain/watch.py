@@ -21,7 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from solders.signature import Signature
 
-from launchops.chain.rpc import ChainRpc, Landing
+from launchops.chain.landing import Landing
+from launchops.chain.rpc import ChainRpc
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 5.0

@@ -24,22 +24,14 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
+from launchops.errors import RpcError
+
 BLOCKHASH_VALIDITY = 150
 FINALIZED_DEPTH = 32
 MEMO_V1 = Pubkey.from_string("Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo")
 MEMO = Pubkey.from_string("MemoSq4gqABAXKb96qzC7pqaMYpTSYz7yeWnV8ekRNf")
 GENESIS_HASH = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"  # mainnet-beta's
 EPOCH_SLOTS = 432_000
-
-
-class RpcError(Exception):
-    """An error a JSON-RPC node answers with: code, message and optional data."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 @dataclass

@@ -34,18 +34,10 @@ from launchops.api import programs as p
 from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
 from launchops.api.fields import base_units, iso_utc, whole_tokens
 from launchops.api.models import LaunchConfig
+from launchops.errors import LaunchRejected
 from launchops.sandbox.chain import Chain
 
 BUCKETS_PER_TX = 4
-
-
-class LaunchRejected(Exception):
-    """A 400 of create or register: `error` for the envelope, `details` for its list."""
-
-    def __init__(self, error: str, details: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(error)
-        self.error = error
-        self.details = details or []
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,320 @@
+"""Every error that launchops raises.
+
+    LaunchOpsError
+    ├── InvalidInputError ........... input refused before anything was sent (names the field)
+    │   └── LaunchFileError ......... a launch file broke rules: file, line, field and rule each
+    ├── ServiceError ................ talking to the service went wrong
+    │   ├── NetworkError ............ no HTTP answer: connect failure, reset, protocol error  [t]
+    │   │   └── RequestTimeoutError
+    │   └── APIStatusError .......... the service answered with an error (status, error, details)
+    │       ├── BadRequestError ......... 400: invalid input, validation failure
+    │       ├── ForbiddenError .......... 403: e.g. withdraw by a non-owner
+    │       ├── NotFoundError ........... 404
+    │       ├── RateLimitedError ........ 429, with `retry_after` seconds when given            [t]
+    │       ├── ServerError ............. 5xx                                                   [t]
+    │       └── UnexpectedResponseError . any other status, or a body that is not the contract
+    ├── ChainError .................. the chain or its RPC failed or refused
+    │   ├── RpcUnavailable .......... no useful RPC answer: 429, 5xx, connection, timeout     [t]
+    │   ├── TransactionRejected ..... the node refused a transaction (preflight, signature)
+    │   └── SigningError ............ a transaction cannot be signed as it is
+    │       └── TransactionRefused .. a fund or withdraw is not what was asked: left unsigned
+    ├── KeypairError ................ the creator's key could not be loaded (never shows it)
+    ├── JournalError ................ the journal refuses an operation (a changed config ...)
+    │   └── JournalUnavailable ...... its database did not answer                            [t]
+    ├── LeaseError .................. another worker has the launch
+    │   ├── LeaseHeld ............... ... so this one does not start it
+    │   └── LeaseLost ............... ... it took the lease over while this one worked
+    ├── BlockhashExpired ............ nothing of a create landed and its blockhash is dead:
+    │                                 the runner creates again (launchops.retries)
+    ├── SandboxPortTaken ............ the sandbox profile's address is taken by something else
+    └── SandboxRefusal .............. inside the sandbox only: becomes its error answer
+        ├── LaunchRejected .......... a 400 of create or register, with details
+        └── RpcError ................ a JSON-RPC error answer: code, message, data
+
+[t]: `transient`, repeating the same call may succeed. `retried` is set on an error whose
+owner already repeated it (`launchops.retries` says who owns each retry): nobody above
+repeats it again. The client library re-exports the service's part as
+`launchops.api.errors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "APIStatusError",
+    "BadRequestError",
+    "BlockhashExpired",
+    "ChainError",
+    "ForbiddenError",
+    "InvalidInputError",
+    "JournalError",
+    "JournalUnavailable",
+    "KeypairError",
+    "LaunchFileError",
+    "LaunchOpsError",
+    "LaunchRejected",
+    "LeaseError",
+    "LeaseHeld",
+    "LeaseLost",
+    "NetworkError",
+    "NotFoundError",
+    "Problem",
+    "RateLimitedError",
+    "RequestTimeoutError",
+    "RpcError",
+    "RpcUnavailable",
+    "SandboxPortTaken",
+    "SandboxRefusal",
+    "ServerError",
+    "ServiceError",
+    "SigningError",
+    "TransactionRefused",
+    "TransactionRejected",
+    "UnexpectedResponseError",
+]
+
+
+class LaunchOpsError(Exception):
+    """Base of every error launchops raises on purpose."""
+
+    transient: bool = False  # repeating the same call may succeed
+    retried: bool = False  # its owner repeated it already, as launchops.retries says
+
+
+# ── input ───────────────────────────────────────────────────────────────────
+
+
+class InvalidInputError(LaunchOpsError):
+    """Input failed local validation; `problems` lists (field, message) pairs."""
+
+    def __init__(self, message: str, problems: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One broken rule of a launch file, where it is."""
+
+    file: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.field}: {self.message}"
+
+
+class LaunchFileError(InvalidInputError):
+    """A launch file failed validation; `file_problems` says where and why, each."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.file_problems = problems
+        text = "\n".join(str(p) for p in problems)
+        super().__init__(
+            text, [(f"{p.file}:{p.line or '-'} {p.field}", p.message) for p in problems]
+        )
+
+
+# ── the service ─────────────────────────────────────────────────────────────
+
+
+class ServiceError(LaunchOpsError):
+    """A call to the service failed."""
+
+    def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
+        super().__init__(message)
+        self.method = method
+        self.url = url
+
+
+class NetworkError(ServiceError):
+    """No HTTP answer came back (connect error, reset connection, protocol error)."""
+
+    transient = True
+
+
+class RequestTimeoutError(NetworkError):
+    """The service did not answer in time."""
+
+
+class APIStatusError(ServiceError):
+    """The service answered with an error status.
+
+    `error` is the service's error text (the envelope's `error` string, or the
+    `error.message` of the read endpoints), `details` its validation details if any,
+    `body` the decoded body as received.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        *,
+        details: list[Any] | None = None,
+        body: Any = None,
+        method: str = "",
+        url: str = "",
+    ) -> None:
+        self.status = status
+        self.error = error
+        self.details = details or []
+        self.body = body
+        self.transient = status == 429 or status >= 500
+        super().__init__(self._describe(), method=method, url=url)
+
+    def _describe(self) -> str:
+        text = f"{self.status} {self.error}"
+        if self.details:
+            shown = "; ".join(_detail_text(d) for d in self.details[:5])
+            more = f" (+{len(self.details) - 5} more)" if len(self.details) > 5 else ""
+            text += f": {shown}{more}"
+        return text
+
+
+class BadRequestError(APIStatusError):
+    """400: the service rejected the request's input."""
+
+
+class ForbiddenError(APIStatusError):
+    """403: the caller may not do this (e.g. withdraw from an agent it does not own)."""
+
+
+class NotFoundError(APIStatusError):
+    """404: no such agent, card or token."""
+
+
+class RateLimitedError(APIStatusError):
+    """429: too many requests; `retry_after` is the wait the service asked for, if any."""
+
+    def __init__(self, status: int, error: str, *, retry_after: float | None = None, **kw: Any):
+        self.retry_after = retry_after
+        super().__init__(status, error, **kw)
+
+
+class ServerError(APIStatusError):
+    """5xx: the service failed."""
+
+
+class UnexpectedResponseError(APIStatusError):
+    """A status the contract does not name, or a body that does not match the contract."""
+
+
+def _detail_text(detail: Any) -> str:
+    if isinstance(detail, dict):
+        where = detail.get("path") or detail.get("field") or detail.get("loc")
+        if isinstance(where, list):
+            where = ".".join(str(p) for p in where)
+        message = detail.get("message") or detail.get("msg") or detail
+        return f"{where}: {message}" if where else str(message)
+    return str(detail)
+
+
+# ── the chain ───────────────────────────────────────────────────────────────
+
+
+class ChainError(LaunchOpsError):
+    """The chain or its RPC refused or failed."""
+
+
+class RpcUnavailable(ChainError):
+    """The RPC did not answer usefully (429, 5xx, connection, timeout)."""
+
+    transient = True
+
+
+class TransactionRejected(ChainError):
+    """The node refused a transaction (preflight failure, bad signature, ...)."""
+
+    def __init__(self, message: str, err: Any = None) -> None:
+        super().__init__(message)
+        self.err = err
+
+    @property
+    def blockhash_not_found(self) -> bool:
+        return "Blockhash not found" in str(self) or str(self.err) == "BlockhashNotFound"
+
+    @property
+    def already_processed(self) -> bool:
+        return "already been processed" in str(self) or "AlreadyProcessed" in str(self.err)
+
+
+class SigningError(ChainError):
+    """A transaction cannot be signed as it is (wrong signer, broken signature)."""
+
+
+class TransactionRefused(SigningError):
+    """The transaction is not what was asked for; it was not signed."""
+
+
+# ── keys, journal, leases, the runner ───────────────────────────────────────
+
+
+class KeypairError(LaunchOpsError):
+    """The keypair could not be loaded; the message never contains key material."""
+
+
+class JournalError(LaunchOpsError):
+    """The journal refuses an operation (for example, a changed config under a key)."""
+
+
+class JournalUnavailable(JournalError):
+    """The journal's database did not answer (connection lost, locked): may pass."""
+
+    transient = True
+
+
+class LeaseError(LaunchOpsError):
+    """Another worker has this launch."""
+
+
+class LeaseHeld(LeaseError):
+    """Another worker holds this launch's lease: this one does not start it."""
+
+
+class LeaseLost(LeaseError):
+    """Another worker took this launch over (our lease expired): stop touching it."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"launch {key}: another worker took its lease over; it is left to it")
+        self.key = key
+
+
+class BlockhashExpired(LaunchOpsError):
+    """Nothing of an attempt landed and its blockhash is provably dead: create again.
+
+    Raised by the runner, not by the submit step: the step did its work (it found out and
+    journaled it), so its Prefect task run completes rather than showing as failed."""
+
+
+class SandboxPortTaken(LaunchOpsError):
+    """The sandbox profile's port is taken by something that is not serving its RPC URL."""
+
+
+# ── inside the sandbox ──────────────────────────────────────────────────────
+
+
+class SandboxRefusal(LaunchOpsError):
+    """The sandbox refuses a request; it becomes the sandbox's HTTP or JSON-RPC answer."""
+
+
+class LaunchRejected(SandboxRefusal):
+    """A 400 of create or register: `error` for the envelope, `details` for its list."""
+
+    def __init__(self, error: str, details: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.details = details or []
+
+
+class RpcError(SandboxRefusal):
+    """An error a JSON-RPC node answers with: code, message and optional data."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
