@@ -1,5 +1,6 @@
 """Prefect tasks, one module per step, each thin over plain functions of launchops."""
 
+from launchops.states import Step
 from tasks.confirm import confirm_step
 from tasks.create import create_step
 from tasks.register import register_step
@@ -8,11 +9,11 @@ from tasks.submit import submit_step
 from tasks.validate import validate_step
 
 STEP_TASKS = {
-    "create": create_step,
-    "sign": sign_step,
-    "submit": submit_step,
-    "confirm": confirm_step,
-    "register": register_step,
+    Step.CREATE: create_step,
+    Step.SIGN: sign_step,
+    Step.SUBMIT: submit_step,
+    Step.CONFIRM: confirm_step,
+    Step.REGISTER: register_step,
 }
 
 __all__ = [

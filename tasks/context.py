@@ -12,6 +12,7 @@ from pathlib import Path
 
 from launchops.config.profiles import Profile, load_profile
 from launchops.pipeline.context import LaunchContext, open_context
+from launchops.states import Step
 
 _CONTEXTS: dict[str, LaunchContext] = {}
 _LISTENERS: list[Callable[[str, str, str], None]] = []
@@ -68,7 +69,7 @@ class FlowContext:
     name: str
     settings: Profile
 
-    async def call(self, step: str, _: LaunchContext, key: str) -> None:
+    async def call(self, step: Step, _: LaunchContext, key: str) -> None:
         from tasks import STEP_TASKS  # the step tasks import this module
 
         await STEP_TASKS[step](self.name, key)

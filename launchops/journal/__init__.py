@@ -1,5 +1,13 @@
 """The persisted state of every launch and every step: the source of truth for resume."""
 
-from launchops.journal.store import Attempt, Journal, LaunchRecord
+from launchops.journal.records import (
+    Attempt,
+    Created,
+    LaunchRecord,
+    Registered,
+    Send,
+    TransferOrder,
+)
+from launchops.journal.store import Journal
 
-__all__ = ["Attempt", "Journal", "LaunchRecord"]
+__all__ = ["Attempt", "Created", "Journal", "LaunchRecord", "Registered", "Send", "TransferOrder"]

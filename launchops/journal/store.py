@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -22,21 +22,19 @@ from sqlalchemy import Connection, Engine, create_engine, event, insert, select,
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
-from launchops.api.errors import LaunchOpsError
+from launchops.errors import JournalError, JournalUnavailable
+from launchops.journal.records import (
+    Attempt,
+    Created,
+    LaunchRecord,
+    Registered,
+    Send,
+)
 from launchops.journal.tables import AttemptRow, Base, EventRow, LaunchRow
+from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, Step
 
 T = TypeVar("T")
-UNSENT_STATES = frozenset({"validated", "created", "signed", "failed"})
-
-
-class JournalError(LaunchOpsError):
-    """The journal refuses an operation (for example, a changed config under a key)."""
-
-
-class JournalUnavailable(JournalError):
-    """The journal's database did not answer (connection lost, locked): may pass."""
-
-    transient = True
+S = LaunchState
 
 
 def now() -> datetime:
@@ -46,80 +44,6 @@ def now() -> datetime:
 def _utc(value: datetime | None) -> datetime | None:
     # SQLite hands back naive datetimes; everything here is UTC.
     return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One create: its transactions as answered, as signed, and what became of each."""
-
-    number: int
-    transactions: list[bytes]
-    blockhash: str
-    last_valid_block_height: int
-    mint: str
-    genesis: str
-    signed: list[bytes] | None = None
-    signatures: list[str] | None = None
-    sends: list[dict[str, Any]] | None = None
-    outcome: str | None = None
-
-    @classmethod
-    def from_row(cls, row: Any) -> Attempt:
-        created = row.created
-        return cls(
-            number=row.number,
-            transactions=[base64.b64decode(t) for t in created["transactions"]],
-            blockhash=created["blockhash"],
-            last_valid_block_height=created["lastValidBlockHeight"],
-            mint=created["mintAddress"],
-            genesis=created["genesisAccount"],
-            signed=[base64.b64decode(t) for t in row.signed] if row.signed else None,
-            signatures=list(row.signatures) if row.signatures else None,
-            sends=[dict(s) for s in row.sends] if row.sends else None,
-            outcome=row.outcome,
-        )
-
-
-@dataclass(frozen=True)
-class LaunchRecord:
-    key: str
-    kind: str
-    state: str
-    config: dict[str, Any]
-    config_hash: str
-    network: str
-    source: str | None
-    attempt: int
-    mint: str | None
-    genesis: str | None
-    result: dict[str, Any] | None
-    last_error: str | None
-    error_details: list[Any] | None
-    created_at: datetime
-    updated_at: datetime
-    lease_owner: str | None = None
-    lease_expires: datetime | None = None
-    current: Attempt | None = None
-    attempts: list[Attempt] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """What `launchops status --json` shows: no transaction bytes, no secrets."""
-        return {
-            "key": self.key,
-            "kind": self.kind,
-            "state": self.state,
-            "network": self.network,
-            "source": self.source,
-            "attempts": self.attempt,
-            "mint": self.mint,
-            "genesisAccount": self.genesis,
-            "result": self.result,
-            "lastError": self.last_error,
-            "errorDetails": self.error_details,
-            "signatures": self.current.signatures if self.current else None,
-            "createdAt": self.created_at.isoformat(),
-            "updatedAt": self.updated_at.isoformat(),
-        }
 
 
 def sync_url(url: str) -> str:
@@ -188,13 +112,13 @@ class Journal:
             return _read(conn, key)
 
     async def all(
-        self, *, kind: str | None = None, states: set[str] | None = None
+        self, *, kind: Kind | None = None, states: Sequence[LaunchState] | None = None
     ) -> list[LaunchRecord]:
         query = select(L).order_by(L.c.created_at, L.c.key)
         if kind:
-            query = query.where(L.c.kind == kind)
+            query = query.where(L.c.kind == str(kind))
         if states:
-            query = query.where(L.c.state.in_(states))
+            query = query.where(L.c.state.in_([str(s) for s in states]))
 
         def read() -> list[LaunchRecord]:
             with self.engine.connect() as conn:
@@ -220,7 +144,7 @@ class Journal:
         config_hash: str,
         network: str,
         source: str | None,
-        kind: str = "launch",
+        kind: Kind = Kind.LAUNCH,
         replace: bool = False,
     ) -> LaunchRecord:
         """Record a launch (state `validated`), or return the one already under `key`.
@@ -229,110 +153,86 @@ class Journal:
         ever sent and `replace` is given. Two workers recording the same new launch at
         once: one inserts, the other finds it.
         """
-        arguments = {
-            "config": config,
-            "config_hash": config_hash,
-            "network": network,
-            "source": source,
-            "kind": kind,
-            "replace": replace,
-        }
+        new = _New(key, config, config_hash, network, source, kind, replace)
         try:
-            return await self._run(self._begin_once, key, **arguments)
+            return await self._run(self._begin_once, new)
         except IntegrityError:
-            return await self._run(self._begin_once, key, **arguments)
+            return await self._run(self._begin_once, new)
 
-    def _begin_once(
-        self,
-        key: str,
-        *,
-        config: dict[str, Any],
-        config_hash: str,
-        network: str,
-        source: str | None,
-        kind: str,
-        replace: bool,
-    ) -> LaunchRecord:
+    def _begin_once(self, new: _New) -> LaunchRecord:
         with self.engine.begin() as conn:
-            row = conn.execute(select(L).where(L.c.key == key).with_for_update()).first()
+            row = conn.execute(select(L).where(L.c.key == new.key).with_for_update()).first()
             stamp = now()
             fresh = {
-                "config": config,
-                "config_hash": config_hash,
-                "state": "validated",
+                "config": new.config,
+                "config_hash": new.config_hash,
+                "state": str(S.VALIDATED),
                 "attempt": 0,
             }
             if row is None:
                 conn.execute(
                     insert(L).values(
-                        key=key,
-                        kind=kind,
-                        network=network,
-                        source=source,
+                        key=new.key,
+                        kind=str(new.kind),
+                        network=new.network,
+                        source=new.source,
                         created_at=stamp,
                         updated_at=stamp,
                         **fresh,
                     )
                 )
-                _event(conn, key, "validate", f"recorded from {source}", stamp)
-            elif row.config_hash != config_hash:
-                if not (replace and row.state in UNSENT_STATES and not _anything_sent(conn, key)):
+                _event(conn, new.key, Step.VALIDATE, f"recorded from {new.source}", stamp)
+            elif row.config_hash != new.config_hash:
+                sent = _anything_sent(conn, new.key)
+                if not (new.replace and S(row.state) in BEFORE_SENDING and not sent):
                     raise JournalError(
-                        f"launch {key!r} is already in the journal with a different configuration "
-                        f"(state {row.state}). Give the changed launch a new id:, or, if nothing "
-                        f"of it was sent yet, run again with --replace."
+                        f"launch {new.key!r} is already in the journal with a different "
+                        f"configuration (state {row.state}). Give the changed launch a new "
+                        f"id:, or, if nothing of it was sent yet, run again with --replace."
                     )
-                _set(conn, key, mint=None, genesis=None, last_error=None, **fresh)
-                _event(conn, key, "validate", "config replaced", stamp)
-            record = _read(conn, key)
+                _set(conn, new.key, mint=None, genesis=None, last_error=None, **fresh)
+                _event(conn, new.key, Step.VALIDATE, "config replaced", stamp)
+            record = _read(conn, new.key)
         assert record is not None
         return record
 
-    async def record_created(self, key: str, number: int, created: dict[str, Any]) -> None:
+    async def record_created(self, key: str, number: int, created: Created) -> None:
         def write() -> None:
             with self.engine.begin() as conn:
                 stamp = now()
                 conn.execute(
                     insert(A).values(
-                        key=key, number=number, created=created, created_at=stamp, updated_at=stamp
+                        key=key,
+                        number=number,
+                        created=created.to_json(),
+                        created_at=stamp,
+                        updated_at=stamp,
                     )
                 )
+                mint = str(created.mint) if created.mint else None
                 _set(
                     conn,
                     key,
-                    state="created",
+                    state=str(S.CREATED),
                     attempt=number,
-                    mint=created["mintAddress"],
-                    genesis=created["genesisAccount"],
+                    mint=mint,
+                    genesis=str(created.genesis) if created.genesis else None,
                     last_error=None,
                     error_details=None,
                 )
-                mint = created.get("mintAddress")
-                _event(
-                    conn,
-                    key,
-                    "create",
-                    f"attempt {number}: {len(created['transactions'])} transactions"
-                    + (f", mint {mint}" if mint else ""),
-                )
+                made = f"attempt {number}: {len(created.transactions)} transactions"
+                _event(conn, key, Step.CREATE, made + (f", mint {mint}" if mint else ""))
 
         await self._run(write)
 
     async def record_signed(
-        self, key: str, number: int, signed: list[bytes], signatures: list[str]
+        self, key: str, number: int, signed: Sequence[bytes], sends: Sequence[Send]
     ) -> None:
         def write() -> None:
             with self.engine.begin() as conn:
-                _set_attempt(
-                    conn,
-                    key,
-                    number,
-                    signed=[base64.b64encode(t).decode() for t in signed],
-                    signatures=signatures,
-                    sends=[{"signature": s, "sent": 0} for s in signatures],
-                )
-                _set(conn, key, state="signed")
-                _event(conn, key, "sign", f"{len(signatures)} signed")
+                _set_attempt(conn, key, number, signed=_encoded(signed), sends=_sends(sends))
+                _set(conn, key, state=str(S.SIGNED))
+                _event(conn, key, Step.SIGN, f"{len(sends)} signed")
 
         await self._run(write)
 
@@ -340,27 +240,24 @@ class Journal:
         self,
         key: str,
         number: int,
-        sends: list[dict[str, Any]],
+        sends: Sequence[Send],
         *,
-        state: str | None = None,
-        signed: list[bytes] | None = None,
-        signatures: list[str] | None = None,
+        state: LaunchState | None = None,
+        signed: Sequence[bytes] | None = None,
         note: str | None = None,
     ) -> None:
-        """What became of each transaction (sent, landed slot, error); optionally re-signed ones."""
-        changes: dict[str, Any] = {"sends": sends}
+        """What became of each transaction (sent, landed); optionally re-signed ones."""
+        changes: dict[str, Any] = {"sends": _sends(sends)}
         if signed is not None:
-            changes["signed"] = [base64.b64encode(t).decode() for t in signed]
-        if signatures is not None:
-            changes["signatures"] = signatures
+            changes["signed"] = _encoded(signed)
 
         def write() -> None:
             with self.engine.begin() as conn:
                 _set_attempt(conn, key, number, **changes)
                 if state is not None:
-                    _set(conn, key, state=state)
+                    _set(conn, key, state=str(state))
                 if note:
-                    _event(conn, key, "submit", note)
+                    _event(conn, key, Step.SUBMIT, note)
 
         await self._run(write)
 
@@ -368,57 +265,49 @@ class Journal:
         self,
         key: str,
         number: int,
-        outcome: str,
+        outcome: Outcome,
         *,
-        state: str,
+        state: LaunchState,
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
         def write() -> None:
             with self.engine.begin() as conn:
-                _set_attempt(conn, key, number, outcome=outcome)
-                _set(conn, key, state=state, last_error=error, error_details=details)
-                _event(conn, key, "submit", f"attempt {number}: {outcome}")
+                _set_attempt(conn, key, number, outcome=str(outcome))
+                _set(conn, key, state=str(state), last_error=error, error_details=details)
+                _event(conn, key, Step.SUBMIT, f"attempt {number}: {outcome}")
 
         await self._run(write)
 
     async def set_state(
         self,
         key: str,
-        state: str,
+        state: LaunchState,
         *,
-        step: str,
+        step: Step,
         message: str,
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
         def write() -> None:
             with self.engine.begin() as conn:
-                _set(conn, key, state=state, last_error=error, error_details=details)
+                _set(conn, key, state=str(state), last_error=error, error_details=details)
                 _event(conn, key, step, message)
 
         await self._run(write)
 
-    async def record_registered(self, key: str, result: dict[str, Any]) -> None:
+    async def record_registered(self, key: str, registered: Registered) -> None:
         def write() -> None:
             with self.engine.begin() as conn:
                 _set(
                     conn,
                     key,
-                    state="registered",
-                    result=result,
+                    state=str(S.REGISTERED),
+                    result=registered.to_json(),
                     last_error=None,
                     error_details=None,
                 )
-                link = result.get("launch", {}).get("link")
-                _event(conn, key, "register", f"registered: {link}")
-
-        await self._run(write)
-
-    async def note(self, key: str, step: str, message: str) -> None:
-        def write() -> None:
-            with self.engine.begin() as conn:
-                _event(conn, key, step, message)
+                _event(conn, key, Step.REGISTER, f"registered: {registered.link}")
 
         await self._run(write)
 
@@ -489,7 +378,7 @@ def _read(conn: Connection, key: str) -> LaunchRecord | None:
 
 
 def _event(conn: Connection, key: str, step: str, message: str, at: datetime | None = None) -> None:
-    conn.execute(insert(E).values(key=key, at=at or now(), step=step, message=message))
+    conn.execute(insert(E).values(key=key, at=at or now(), step=str(step), message=message))
 
 
 def _sqlite_pragmas(connection: Any, _: Any) -> None:
@@ -518,13 +407,31 @@ def _anything_sent(conn: Connection, key: str) -> bool:
     return any(any(s.get("sent") for s in (row.sends or [])) for row in rows)
 
 
+def _encoded(signed: Sequence[bytes]) -> list[str]:
+    return [base64.b64encode(t).decode() for t in signed]
+
+
+def _sends(sends: Sequence[Send]) -> list[dict[str, Any]]:
+    return [s.to_json() for s in sends]
+
+
+def _attempt(row: Any) -> Attempt:
+    return Attempt(
+        number=row.number,
+        created=Created.from_json(row.created),
+        signed=tuple(base64.b64decode(t) for t in row.signed) if row.signed else None,
+        sends=tuple(Send.from_json(s) for s in row.sends) if row.sends else None,
+        outcome=Outcome(row.outcome) if row.outcome else None,
+    )
+
+
 def _record(row: Any, attempts: list[Any]) -> LaunchRecord:
-    converted = [Attempt.from_row(a) for a in attempts]
+    converted = [_attempt(a) for a in attempts]
     current = next((a for a in converted if a.number == row.attempt), None)
     return LaunchRecord(
         key=row.key,
-        kind=row.kind,
-        state=row.state,
+        kind=Kind(row.kind),
+        state=LaunchState(row.state),
         config=row.config,
         config_hash=row.config_hash,
         network=row.network,
@@ -532,7 +439,7 @@ def _record(row: Any, attempts: list[Any]) -> LaunchRecord:
         attempt=row.attempt,
         mint=row.mint,
         genesis=row.genesis,
-        result=row.result,
+        registered=Registered.from_json(row.result) if row.result else None,
         last_error=row.last_error,
         error_details=row.error_details,
         created_at=_utc(row.created_at) or row.created_at,
@@ -542,3 +449,16 @@ def _record(row: Any, attempts: list[Any]) -> LaunchRecord:
         current=current,
         attempts=converted,
     )
+
+
+@dataclass(frozen=True)
+class _New:
+    """A launch to record, as `begin` was asked."""
+
+    key: str
+    config: dict[str, Any]
+    config_hash: str
+    network: str
+    source: str | None
+    kind: Kind
+    replace: bool

@@ -15,18 +15,29 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from launchops.api.errors import LaunchOpsError
-from launchops.journal.store import LaunchRecord
-from launchops.pipeline.context import LaunchContext, LeaseLost
-from launchops.pipeline.runner import LeaseHeld, StepCaller, call_step, run_launch, validate
+from launchops.errors import LaunchOpsError, LeaseError
+from launchops.journal.records import LaunchRecord
+from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.runner import StepCaller, run_launch, run_step, validate
+from launchops.states import REGISTRABLE, Driver, Kind, LaunchState, done
 
 Validator = Callable[[LaunchContext, Path], Awaitable[str]]
 Update = Callable[["BatchRow"], None]
-REGISTRABLE = frozenset({"submitted", "confirmed", "register_failed"})
 log = logging.getLogger(__name__)
+
+
+class RowStatus(StrEnum):
+    """Where a batch row stands when it is not (or not yet) a launch's state."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    INVALID = "invalid"  # the file failed validation
+    DUPLICATE = "duplicate"  # the same launch as another file of the batch
+    ELSEWHERE = "elsewhere"  # another worker has the launch
 
 
 @dataclass
@@ -35,14 +46,15 @@ class BatchRow:
 
     file: str
     key: str | None = None
-    state: str = "pending"
+    state: LaunchState | RowStatus = RowStatus.PENDING
     launch_page: str | None = None
     mint: str | None = None
     error: str | None = None
+    ok: bool = False  # finished (registered, a transfer confirmed), or another worker's
 
     @property
     def done(self) -> bool:
-        return self.state not in ("pending", "running")
+        return self.state not in (RowStatus.PENDING, RowStatus.RUNNING)
 
 
 async def _validate_key(ctx: LaunchContext, path: Path) -> str:
@@ -54,7 +66,7 @@ async def run_batch(
     paths: list[Path],
     *,
     concurrency: int | None = None,
-    call: StepCaller = call_step,
+    call: StepCaller = run_step,
     check: Validator = _validate_key,
     on_update: Update | None = None,
 ) -> list[BatchRow]:
@@ -70,20 +82,21 @@ async def run_batch(
             try:
                 row.key = await check(ctx, Path(row.file))
             except LaunchOpsError as exc:
-                row.state, row.error = "invalid", str(exc)
+                row.state, row.error = RowStatus.INVALID, str(exc)
                 notify(row)
                 return
             if row.key in seen:
-                row.state, row.error = "duplicate", f"same launch as {seen[row.key].file}"
+                row.state = RowStatus.DUPLICATE
+                row.error = f"same launch as {seen[row.key].file}"
                 notify(row)
                 return
             seen[row.key] = row
-            row.state = "running"
+            row.state = RowStatus.RUNNING
             notify(row)
             held, record = False, None
             try:
                 record = await run_launch(ctx, row.key, call=call)
-            except (LeaseHeld, LeaseLost) as exc:  # another worker has it
+            except LeaseError as exc:  # another worker has it
                 held, row.error = True, str(exc)
             except Exception as exc:  # one launch's failure, of any kind, stops no other
                 row.error = _failure(row.key, exc)
@@ -101,7 +114,7 @@ async def run_funding(
     file: Path,
     *,
     concurrency: int | None = None,
-    call: StepCaller = call_step,
+    call: StepCaller = run_step,
     on_update: Update | None = None,
 ) -> list[BatchRow]:
     """Every transfer of a funding list (YAML or CSV), with the batch machinery."""
@@ -114,7 +127,7 @@ async def run_funding(
         row = labels[label]
         record = await begin_transfer(
             ctx,
-            "fund",
+            Kind.FUND,
             agent=str(row["agent"]),
             amount=str(row["amount"]),
             memo=str(row["memo"]),
@@ -132,18 +145,18 @@ async def run_funding(
 async def _fill(
     ctx: LaunchContext, row: BatchRow, *, held: bool = False, record: LaunchRecord | None = None
 ) -> None:
-    """The row as the journal now has it; `held`: another worker holds the launch."""
+    """The row as the journal now has it; `held`: another worker has the launch."""
     if record is None and row.key:
         record = await ctx.journal.get(row.key)
     if record is None:
-        row.state = "failed"
+        row.state = LaunchState.FAILED
         return
     row.mint = record.mint
-    row.launch_page = (record.result or {}).get("launch", {}).get("link")
-    if record.state == "registered" or (record.kind != "launch" and record.state == "confirmed"):
-        row.state, row.error = record.state, None
+    row.launch_page = record.registered.link if record.registered else None
+    if done(record.state, record.kind):
+        row.state, row.error, row.ok = record.state, None, True
     elif held:
-        row.state = "elsewhere"
+        row.state, row.ok = RowStatus.ELSEWHERE, True
     else:
         row.state, row.error = record.state, row.error or record.last_error
 
@@ -152,7 +165,7 @@ async def retry_registrations(
     ctx: LaunchContext,
     *,
     older_than: timedelta = timedelta(0),
-    call: StepCaller = call_step,
+    call: StepCaller = run_step,
     on_update: Update | None = None,
 ) -> list[BatchRow]:
     """Register every launch whose transactions landed but that is not registered.
@@ -163,27 +176,22 @@ async def retry_registrations(
     cutoff = datetime.now(UTC) - older_than
     candidates = [
         r
-        for r in await ctx.journal.all(kind="launch", states=set(REGISTRABLE))
+        for r in await ctx.journal.all(kind=Kind.LAUNCH, states=sorted(REGISTRABLE))
         if r.updated_at <= cutoff
     ]
     notify = on_update or (lambda row: None)
     rows = []
     for record in candidates:
-        row = BatchRow(file=record.source or "", key=record.key, state="running")
+        row = BatchRow(file=record.source or "", key=record.key, state=RowStatus.RUNNING)
         rows.append(row)
-        if not await ctx.acquire(record.key):
-            row.state, row.error = "elsewhere", "another worker holds it"
-            notify(row)
-            continue
+        held, finished = False, None
         try:
-            if record.state == "register_failed":
-                await call("register", ctx, record.key)
-            await run_launch(ctx, record.key, call=call)
+            finished = await run_launch(ctx, record.key, call, by=Driver.REGISTRATION_RETRY)
+        except LeaseError as exc:  # another worker has it
+            held, row.error = True, str(exc)
         except Exception as exc:  # one launch's failure, of any kind, stops no other
             row.error = _failure(record.key, exc)
-        finally:
-            await ctx.release(record.key)
-        await _fill(ctx, row)
+        await _fill(ctx, row, held=held, record=finished)
         notify(row)
     return rows
 
@@ -220,9 +228,11 @@ def report_name(prefix: str) -> str:
 
 
 def batch_result(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:
-    """Write the reports and answer what the commands print: counts, launches, report paths."""
+    """Write the reports and answer what the commands print: counts, launches, report paths,
+    and `ok`: every row finished or left to another worker."""
     as_json, as_csv = write_reports(rows, folder, report_name(prefix))
     return {
+        "ok": all(row.ok for row in rows),
         "counts": counts(rows),
         "launches": [asdict(row) for row in rows],
         "reports": {"json": str(as_json), "csv": str(as_csv)},
@@ -231,6 +241,7 @@ def batch_result(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, A
 
 __all__ = [
     "BatchRow",
+    "RowStatus",
     "batch_result",
     "counts",
     "report_name",

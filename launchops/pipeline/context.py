@@ -25,11 +25,11 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
 from launchops.api.client import AsyncServiceClient
-from launchops.api.errors import LaunchOpsError
 from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.profiles import Profile
+from launchops.errors import LeaseLost, SandboxPortTaken
 from launchops.journal.store import Journal, LaunchRecord
 
 LEASE_SECONDS = 60.0
@@ -100,14 +100,6 @@ def _dead_here(owner: str) -> bool:
     return False
 
 
-class LeaseLost(LaunchOpsError):
-    """Another worker took this launch over (our lease expired): stop touching it."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"launch {key}: another worker took its lease over; it is left to it")
-        self.key = key
-
-
 def sandbox_running(rpc_url: str, timeout: float = 1.0) -> bool:
     try:
         answer = httpx.post(
@@ -168,10 +160,6 @@ async def open_context(
         await journal.close()
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)
-
-
-class SandboxPortTaken(LaunchOpsError):
-    """The sandbox profile's port is taken by something that is not serving its RPC URL."""
 
 
 def start_embedded_sandbox(profile: Profile, progress: Progress = _quiet) -> Any:

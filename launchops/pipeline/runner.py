@@ -1,6 +1,10 @@
-"""Driving a launch without Prefect (`--no-prefect`): the same steps, in this process.
+"""The runner: a launch from wherever its journal says it is, to where a run stops.
 
-Also the validate step, the dry run and the result summary, which both drivers share.
+It reads the state, asks `launchops.states` which step runs from there and who may run
+it, and calls that step: itself (`--no-prefect`), or through its Prefect task (the
+flows pass `call`). When a submit leaves the launch `expired`, the create-again policy
+(`launchops.retries`) waits and the next attempt creates again. Also the validate step,
+the dry run and the result summary, which both drivers share.
 """
 
 from __future__ import annotations
@@ -10,18 +14,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from launchops.api.errors import LaunchFileError, LaunchOpsError
 from launchops.chain.signing import sign_partial
 from launchops.config.launchfile import LaunchPlan, load_launch_file
 from launchops.config.profiles import Profile
-from launchops.journal.store import LaunchRecord
+from launchops.errors import BlockhashExpired, LaunchFileError, LaunchOpsError, LeaseHeld
+from launchops.journal.records import LaunchRecord
 from launchops.pipeline.context import LaunchContext
-from launchops.pipeline.steps import STEPS, BlockhashExpired, next_step
+from launchops.pipeline.steps import LAUNCH_STEPS, StepFunction
+from launchops.pipeline.transfers import TRANSFER_STEPS
 from launchops.retries import create_again
+from launchops.states import Driver, Kind, LaunchState, Step, done, transition
 
-
-class LeaseHeld(LaunchOpsError):
-    """Another worker holds this launch's lease."""
+STEP_TABLES: dict[Kind, dict[Step, StepFunction]] = {
+    Kind.LAUNCH: LAUNCH_STEPS,
+    Kind.FUND: TRANSFER_STEPS,
+    Kind.WITHDRAW: TRANSFER_STEPS,
+}
+StepCaller = Callable[[Step, LaunchContext, str], Awaitable[None]]
 
 
 def plan_launch(profile: Profile, wallet: Any, path: Path, *, check_times: bool) -> LaunchPlan:
@@ -44,9 +53,9 @@ async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> 
             raise
         plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=False)
         known = await ctx.journal.get(plan.key)
-        if known is None or (known.state == "validated" and known.attempt == 0):
+        if known is None or (known.state is LaunchState.VALIDATED and known.attempt == 0):
             raise
-    ctx.progress(plan.key, "validate", f"{path} -> {plan.key}")
+    ctx.progress(plan.key, Step.VALIDATE, f"{path} -> {plan.key}")
     return await ctx.journal.begin(
         plan.key,
         config=plan.wire,
@@ -57,24 +66,25 @@ async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> 
     )
 
 
-StepCaller = Callable[[str, LaunchContext, str], Awaitable[None]]
+async def run_step(step: Step, ctx: LaunchContext, key: str) -> None:
+    """Run `step` of the launch, by its kind's step table; nothing when the launch is no
+    longer where that step runs from (a step repeated after it finished)."""
+    record = ctx.just_read.pop(key, None) or await ctx.journal.get(key)
+    assert record is not None, f"launch {key} is not in the journal"
+    if transition(record.state, record.kind).step is step:
+        await STEP_TABLES[record.kind][step](ctx, record)
 
 
-async def call_step(step: str, ctx: LaunchContext, key: str) -> None:
-    """The plain driver: call the step function itself."""
-    await STEPS[step](ctx, key)
-
-
-async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step) -> LaunchRecord:
-    """Run the launch from wherever its journal says it is, to a terminal state.
-
-    `call` runs one step: `call_step` here; the Prefect flow passes one that runs the
-    step's task. The state machine (`next_step`) and the retry policy stay in one place.
-    """
+async def run_launch(
+    ctx: LaunchContext, key: str, call: StepCaller = run_step, *, by: Driver = Driver.RUN
+) -> LaunchRecord:
+    """Run the launch to where a run stops (registered, or waiting for a person or the
+    registration retry). `by` may also move it out of a state only it drives: the
+    registration retry passes `Driver.REGISTRATION_RETRY`."""
     record = await ctx.journal.get(key)
     if record is None:
         raise LaunchOpsError(f"no launch {key!r} in the journal")
-    if next_step(record.state, record.kind) is None:
+    if transition(record.state, record.kind).driver not in (Driver.RUN, Driver.CREATE_AGAIN, by):
         return record  # finished, or waiting for a person: reported, not re-run
     if not await ctx.acquire(key):
         owner = (await ctx.journal.get(key) or record).lease_owner
@@ -84,23 +94,31 @@ async def run_launch(ctx: LaunchContext, key: str, call: StepCaller = call_step)
     try:
         async for attempt in create_again(ctx.profile):
             with attempt:
-                step: str | None = None
-                while True:
-                    current = await ctx.journal.get(key)
-                    assert current is not None
-                    record = current
-                    if step == "submit" and record.state == "expired":
-                        raise BlockhashExpired(key)  # the policy waits, then creates again
-                    step = next_step(record.state, record.kind)
-                    if step is None:
-                        break
-                    ctx.just_read[key] = record
-                    await call(step, ctx, key)
-                    await ctx.renew(key)
+                record = await _steps(ctx, key, call, first={Driver.CREATE_AGAIN, by})
     finally:
-        if record.state != "registered":  # nobody needs a registered launch's lease
+        if not done(record.state, record.kind):  # nobody needs a finished launch's lease
             await ctx.release(key)
     return record
+
+
+async def _steps(
+    ctx: LaunchContext, key: str, call: StepCaller, first: set[Driver]
+) -> LaunchRecord:
+    """Step after step while any run may continue; the first step may also be one that
+    only `first` drives (a create again after the policy's wait, a re-registration)."""
+    drivers = {Driver.RUN, *first}
+    while True:
+        record = await ctx.journal.get(key)
+        assert record is not None
+        move = transition(record.state, record.kind)
+        if move.driver not in drivers or move.step is None:
+            if move.driver is Driver.CREATE_AGAIN:
+                raise BlockhashExpired(f"launch {key}: nothing landed, its blockhash expired")
+            return record
+        ctx.just_read[key] = record
+        await call(move.step, ctx, key)
+        await ctx.renew(key)
+        drivers = {Driver.RUN}
 
 
 async def dry_run(ctx: LaunchContext, path: Path) -> dict[str, Any]:
@@ -131,27 +149,28 @@ async def dry_run(ctx: LaunchContext, path: Path) -> dict[str, Any]:
 
 def summary(profile: Profile, record: LaunchRecord) -> dict[str, Any]:
     """The result a person or a script wants: page, mint, accounts, links, signatures."""
-    result = record.result or {}
-    signatures = record.current.signatures if record.current else []
+    registered = record.registered
+    signatures = record.signatures
+
+    def link(kind: Any, value: str | None) -> str | None:
+        return profile.explorer_link(kind, value) if value else None
+
     return {
         "key": record.key,
-        "state": record.state,
+        "state": str(record.state),
+        "finished": done(record.state, record.kind),
         "network": record.network,
-        "launchPage": result.get("launch", {}).get("link"),
-        "launchId": result.get("launch", {}).get("id"),
-        "tokenId": result.get("token", {}).get("id"),
+        "launchPage": registered.link if registered else None,
+        "launchId": registered.launch_id if registered else None,
+        "tokenId": registered.token_id if registered else None,
         "mint": record.mint,
         "genesisAccount": record.genesis,
         "attempts": record.attempt,
         "signatures": signatures,
         "explorer": {
-            "mint": profile.explorer_link("address", record.mint) if record.mint else None,
-            "genesisAccount": profile.explorer_link("address", record.genesis)
-            if record.genesis
-            else None,
-            "transactions": [profile.explorer_link("tx", s) for s in signatures or []]
-            if profile.explorer
-            else [],
+            "mint": link("address", record.mint),
+            "genesisAccount": link("address", record.genesis),
+            "transactions": [link("tx", s) for s in signatures] if profile.explorer else [],
         },
         "error": record.last_error,
         "errorDetails": record.error_details,

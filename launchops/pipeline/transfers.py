@@ -1,4 +1,5 @@
-"""Funds and withdraws, journaled and resumable like launches, over the same steps.
+"""Funds and withdraws, journaled and resumable like launches: their own step table
+(build, check and sign), then the same submission and confirmation.
 
 A transfer's key is its `id`, else a hash of what it moves (kind, agent, amount, memo,
 sender, network): running the same command twice reports the first, it never pays twice.
@@ -14,57 +15,66 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
 
-from launchops.api.errors import InvalidInputError, LaunchFileError, Problem
-from launchops.api.fields import Network, problems_of
+from launchops.api.fields import lamports, problems_of
 from launchops.api.models import FundRequest, WithdrawRequest
+from launchops.chain.checks import check_fund, check_withdraw
 from launchops.config.files import parse_yaml, read_text
-from launchops.journal.store import LaunchRecord
+from launchops.errors import APIStatusError, InvalidInputError, LaunchFileError, Problem
+from launchops.journal.records import Created, LaunchRecord, TransferOrder
 from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.steps import (
+    StepFunction,
+    confirm,
+    next_attempt,
+    refused,
+    sign_checked,
+    submit,
+)
+from launchops.states import Kind, Step
 
-KINDS = ("fund", "withdraw")
 
-
-def transfer_config(
-    kind: str, agent: str, amount: Any, memo: str | None, network: str, sender: Any
-) -> dict[str, Any]:
+def transfer_order(
+    kind: Kind, agent: str, amount: Any, memo: str | None, network: str, sender: Pubkey
+) -> TransferOrder:
     """The checked transfer (exact decimal amount, base58 keys), or InvalidInputError."""
-    model: Any = FundRequest if kind == "fund" else WithdrawRequest
+    kind = Kind(kind)
+    model: Any = FundRequest if kind is Kind.FUND else WithdrawRequest
     body = {"sender": str(sender), "amount": amount, "network": network}
-    if kind == "fund":
+    if kind is Kind.FUND:
         body["memo"] = memo
     problems: list[tuple[str, str]] = []
     try:
         parsed = model.model_validate(body)
     except pydantic.ValidationError as exc:
         problems = problems_of(exc, body)
-    from solders.pubkey import Pubkey
-
     try:
-        Pubkey.from_string(agent)
+        asset = Pubkey.from_string(agent)
     except ValueError:
         problems.append(("agent", "must be a base58 public key of the agent's asset"))
     if problems:
         raise InvalidInputError(f"invalid {kind}", problems)
-    return {
-        "agent": agent,
-        "amount": str(parsed.amount.normalize()),
-        "memo": memo if kind == "fund" else None,
-        "network": str(parsed.network),
-        "sender": str(sender),
-    }
+    return TransferOrder(
+        agent=asset,
+        amount=parsed.amount.normalize(),
+        memo=memo if kind is Kind.FUND else None,
+        network=str(parsed.network),
+        sender=sender,
+    )
 
 
-def transfer_key(kind: str, config: dict[str, Any], given: str | None = None) -> str:
+def transfer_key(kind: Kind, order: TransferOrder, given: str | None = None) -> str:
     digest = hashlib.sha256(
-        json.dumps({"kind": kind, **config}, sort_keys=True).encode()
+        json.dumps({"kind": str(kind), **order.to_json()}, sort_keys=True).encode()
     ).hexdigest()
     return given or f"{kind}-{digest[:16]}"
 
 
 async def begin_transfer(
     ctx: LaunchContext,
-    kind: str,
+    kind: Kind,
     *,
     agent: str,
     amount: Any,
@@ -73,15 +83,67 @@ async def begin_transfer(
     given_id: str | None = None,
     source: str = "command line",
 ) -> LaunchRecord:
-    config = transfer_config(
+    kind = Kind(kind)
+    order = transfer_order(
         kind, agent, amount, memo, network or str(ctx.profile.network), ctx.wallet
     )
-    key = transfer_key(kind, config, given_id)
+    key = transfer_key(kind, order, given_id)
+    config = order.to_json()
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
-    ctx.progress(key, "validate", f"{kind} {config['amount']} SOL, agent {agent}")
+    ctx.progress(key, Step.VALIDATE, f"{kind} {order.amount} SOL, agent {agent}")
     return await ctx.journal.begin(
-        key, kind=kind, config=config, config_hash=digest, network=config["network"], source=source
+        key, kind=kind, config=config, config_hash=digest, network=order.network, source=source
     )
+
+
+# ── the steps of a transfer: build, check and sign; then submit and confirm ──
+
+
+async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
+    """The service builds the one transaction (again, after an expiry)."""
+    number = await next_attempt(ctx, record)
+    if number is None:
+        return
+    order = record.order
+    common = {"sender": ctx.wallet, "amount": order.amount, "network": order.network}
+    try:
+        if record.kind is Kind.FUND:
+            built = await ctx.client.build_fund_tx(order.agent, memo=order.memo, **common)
+        else:
+            built = await ctx.client.build_withdraw_tx(order.agent, **common)
+    except APIStatusError as exc:
+        await refused(ctx, record, exc)
+        return
+    created = Created(
+        transactions=(built.tx,),
+        blockhash=built.blockhash.blockhash,
+        last_valid_block_height=built.blockhash.last_valid_block_height,
+    )
+    await ctx.journal.record_created(record.key, number, created)
+
+
+def check(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:
+    """Refuse, unsigned, a fund or withdraw that is not exactly what was asked."""
+    order = record.order
+    tx = VersionedTransaction.from_bytes(raw)
+    amount = lamports(order.amount)
+    if record.kind is Kind.FUND:
+        assert order.memo is not None
+        check_fund(tx, agent=order.agent, sender=ctx.wallet, lamports=amount, memo=order.memo)
+    else:
+        check_withdraw(tx, agent=order.agent, sender=ctx.wallet, lamports=amount)
+
+
+async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
+    await sign_checked(ctx, record, check)
+
+
+TRANSFER_STEPS: dict[Step, StepFunction] = {
+    Step.CREATE: build,
+    Step.SIGN: sign,
+    Step.SUBMIT: submit,
+    Step.CONFIRM: confirm,
+}
 
 
 def read_funding_list(path: Path) -> list[dict[str, Any]]:
@@ -109,10 +171,9 @@ def read_funding_list(path: Path) -> list[dict[str, Any]]:
 
 
 __all__ = [
-    "KINDS",
-    "Network",
+    "TRANSFER_STEPS",
     "begin_transfer",
     "read_funding_list",
-    "transfer_config",
     "transfer_key",
+    "transfer_order",
 ]

@@ -67,7 +67,7 @@ async def test_a_fund_lands_exactly_once(chain, tmp_path):
         assert await balance(ctx, wallet) - before == 2 * 123_456_789
         landed = await ctx.rpc.client.get_transaction(
             __import__("solders.signature", fromlist=["Signature"]).Signature.from_string(
-                done.current.signatures[0]
+                str(done.current.signatures[0])
             ),
             encoding="base64",
         )
@@ -149,15 +149,16 @@ async def test_withdraw_paths(chain, tmp_path):
 
 
 async def test_an_expired_fund_is_built_again(chain, tmp_path):
-    from launchops.pipeline import steps
+    from launchops.pipeline.runner import run_step
+    from launchops.states import Step
 
     agent = agents(chain)[1]
     async with context_for(chain, tmp_path) as ctx:
         record = await begin_transfer(
             ctx, "fund", agent=agent["mintAddress"], amount="0.01", memo="late"
         )
-        await steps.create(ctx, record.key)
-        await steps.sign(ctx, record.key)
+        await run_step(Step.CREATE, ctx, record.key)
+        await run_step(Step.SIGN, ctx, record.key)
         advance(chain, 160)
         done = await run_launch(ctx, record.key)
     assert done.state == "confirmed" and done.attempt == 2

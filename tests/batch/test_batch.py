@@ -82,7 +82,7 @@ def test_the_cli_batch_reports_and_a_killed_batch_resumes(sandbox_factory, tmp_p
     assert len(report["launches"]) == 8
     assert (
         Path(result["reports"]["csv"]).read_text().splitlines()[0]
-        == "file,key,state,launch_page,mint,error"
+        == "file,key,state,launch_page,mint,error,ok"
     )
 
 
@@ -112,7 +112,7 @@ async def test_one_launch_losing_its_lease_or_crashing_never_stops_the_batch(
 ):
     """Another worker takes one launch over mid-run, another launch's step raises an
     unexpected error: every other launch still lands, and both get their row."""
-    from launchops.pipeline.runner import call_step
+    from launchops.pipeline.runner import run_step
 
     sandbox = sandbox_factory()
     folder = folder_of(tmp_path, 4)
@@ -124,7 +124,7 @@ async def test_one_launch_losing_its_lease_or_crashing_never_stops_the_batch(
                 ctx.lease_seconds = 0.0  # so the next renewal checks at once
             if key == "b-02" and step == "submit":
                 raise RuntimeError("a bug in a step")
-            await call_step(step, ctx, key)
+            await run_step(step, ctx, key)
 
         rows = await run_batch(ctx, sorted(folder.glob("*.yaml")), concurrency=4, call=call)
         by_key = {r.key: r for r in rows}
@@ -136,7 +136,7 @@ async def test_one_launch_losing_its_lease_or_crashing_never_stops_the_batch(
 
 
 async def test_the_registration_retry_survives_a_launch_it_cannot_finish(sandbox_factory, tmp_path):
-    from launchops.pipeline.runner import call_step
+    from launchops.pipeline.runner import run_step
 
     sandbox = sandbox_factory()
     folder = folder_of(tmp_path, 3)
@@ -148,7 +148,7 @@ async def test_the_registration_retry_survives_a_launch_it_cannot_finish(sandbox
         async def call(step, ctx, key):
             if key == "b-00":
                 raise RuntimeError("a bug in a step")
-            await call_step(step, ctx, key)
+            await run_step(step, ctx, key)
 
         retried = await retry_registrations(ctx, call=call)
     by_key = {r.key: r for r in retried}

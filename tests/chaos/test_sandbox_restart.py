@@ -80,14 +80,14 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
         assert httpx.get(f"{second.base_url}/agents", params={"pageSize": 100}).json() == agents
         assert stats(second)["chain"]["slot"] > acknowledged["chain"]["slot"]
         for record in done:
-            mint = record.result["token"]["mintAddress"]
+            mint = str(record.registered.mint)
             token = httpx.get(f"{second.base_url}/tokens/{mint}").json()["data"]
             assert [launch["genesisAddress"] for launch in token["launches"]] == [record.genesis]
             assert rpc(second.rpc_url, "getAccountInfo", [mint, {"encoding": "base64"}])["value"]
             statuses = rpc(
                 second.rpc_url,
                 "getSignatureStatuses",
-                [record.current.signatures, {"searchTransactionHistory": True}],
+                [record.signatures, {"searchTransactionHistory": True}],
             )["value"]
             assert all(s and s["err"] is None for s in statuses)
 
@@ -96,7 +96,7 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
         assert json.loads(out)["counts"] == {"registered": LAUNCHES}
         after = stats(second)["launches"]
         assert after["registered"] == LAUNCHES and after["mintsOnChain"] == LAUNCHES
-        mints = {r.result["token"]["mintAddress"] for r in records(journal_url)}
+        mints = {str(r.registered.mint) for r in records(journal_url)}
         assert len(mints) == LAUNCHES
     print(
         f"\nsandbox restart: killed with {len(done)} registered and {len(in_flight)} not yet "

@@ -4,10 +4,15 @@ every create attempt kept, leases that only one worker holds until they expire."
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
+from solders.signature import Signature
 
-from launchops.journal.store import Journal, JournalError
+from launchops.errors import JournalError
+from launchops.journal.records import Created, Registered, Send
+from launchops.journal.store import Journal
+from launchops.states import LaunchState, Outcome
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -27,13 +32,16 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-CREATED = {
-    "transactions": ["AQID"],
-    "blockhash": "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N",
-    "lastValidBlockHeight": 150,
-    "mintAddress": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-    "genesisAccount": "7nE9GvcwsqzYcPUYfm5gxzCKfmPqi7MdoxvGyb7z6EQN",
-}
+CREATED = Created.from_json(
+    {
+        "transactions": ["AQID"],
+        "blockhash": "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N",
+        "lastValidBlockHeight": 150,
+        "mintAddress": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+        "genesisAccount": "7nE9GvcwsqzYcPUYfm5gxzCKfmPqi7MdoxvGyb7z6EQN",
+    }
+)
+SIGNATURE = Signature.new_unique()
 
 
 async def test_states_and_outputs_are_recorded_in_order(journal):
@@ -43,16 +51,14 @@ async def test_states_and_outputs_are_recorded_in_order(journal):
     )
     assert record.state == "validated" and record.attempt == 0
     await journal.record_created(key, 1, CREATED)
-    await journal.record_signed(key, 1, [b"\x01\x02"], ["sig-1"])
+    await journal.record_signed(key, 1, [b"\x01\x02"], [Send(SIGNATURE)])
     record = await journal.get(key)
-    assert record.state == "signed" and record.mint == CREATED["mintAddress"]
-    assert record.current.signed == [b"\x01\x02"] and record.current.sends == [
-        {"signature": "sig-1", "sent": 0}
-    ]
-    await journal.record_outcome(key, 1, "expired", state="expired", error="blockhash expired")
-    await journal.record_created(
-        key, 2, {**CREATED, "mintAddress": "So11111111111111111111111111111111111111112"}
+    assert record.state == "signed" and record.mint == str(CREATED.mint)
+    assert record.current.signed == (b"\x01\x02",) and record.current.sends == (Send(SIGNATURE),)
+    await journal.record_outcome(
+        key, 1, Outcome.EXPIRED, state=LaunchState.EXPIRED, error="blockhash expired"
     )
+    await journal.record_created(key, 2, replace(CREATED, mint=None))
     record = await journal.get(key)
     assert [a.number for a in record.attempts] == [1, 2]
     assert (
@@ -60,9 +66,9 @@ async def test_states_and_outputs_are_recorded_in_order(journal):
         and record.current.number == 2
         and record.last_error is None
     )
-    await journal.record_registered(key, {"launch": {"id": "l", "link": "https://x"}})
+    await journal.record_registered(key, Registered("l", "https://x", "t", None))
     record = await journal.get(key)
-    assert record.state == "registered" and record.result["launch"]["id"] == "l"
+    assert record.state == "registered" and record.registered.launch_id == "l"
     steps = [step for _, step, _ in await journal.events(key)]
     assert steps == ["validate", "create", "sign", "submit", "create", "register"]
     assert key in {r.key for r in await journal.all(states={"registered"})}
@@ -84,8 +90,8 @@ async def test_a_changed_config_under_a_key_is_refused(journal):
     )
     assert replaced.config == {"name": "B"}
     await journal.record_created(key, 1, CREATED)
-    await journal.record_signed(key, 1, [b"x"], ["s"])
-    await journal.record_sends(key, 1, [{"signature": "s", "sent": 1}], state="submitting")
+    await journal.record_signed(key, 1, [b"x"], [Send(SIGNATURE)])
+    await journal.record_sends(key, 1, [Send(SIGNATURE, sent=True)], state=LaunchState.SUBMITTING)
     with pytest.raises(JournalError):
         await journal.begin(
             key, config={"name": "C"}, config_hash="h3", network="n", source="a.yaml", replace=True

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from dataclasses import replace
 
 import pytest
-from solders.signature import Signature
 
 from launchops.api.errors import ServerError
 from launchops.chain.rpc import RpcUnavailable
+from launchops.errors import LeaseHeld
+from launchops.journal.records import Send
 from launchops.journal.store import JournalError
-from launchops.pipeline import steps
 from launchops.pipeline.context import LaunchContext
-from launchops.pipeline.runner import LeaseHeld, run_launch, summary, validate
+from launchops.pipeline.runner import run_launch, run_step, summary, validate
+from launchops.states import LaunchState, Step
 from tests.support.pipeline import advance, context_for, set_faults, stats, write_launch
 
 ORDER = ["create", "sign", "submit", "confirm", "register"]
@@ -68,7 +70,7 @@ async def test_a_crash_after_each_step_resumes_where_it_stopped(chain, tmp_path,
     async with context_for(chain, tmp_path, lease_seconds=0.2) as ctx:
         key = (await validate(ctx, path)).key
         for name in ORDER[: ORDER.index(stop_after) + 1]:
-            await steps.STEPS[name](ctx, key)
+            await run_step(Step(name), ctx, key)
     await asyncio.sleep(0.3)  # the crashed worker's lease runs out
     async with context_for(chain, tmp_path) as ctx:  # a new process, the same journal
         record = await run_launch(ctx, key)
@@ -93,8 +95,8 @@ async def test_an_rpc_outage_during_submit_then_resumed(chain, tmp_path):
     path = write_launch(tmp_path, key="rpc-down")
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, path)).key
-        await steps.create(ctx, key)
-        await steps.sign(ctx, key)
+        await run_step(Step.CREATE, ctx, key)
+        await run_step(Step.SIGN, ctx, key)
         set_faults(chain, rpc_error_rate=1.0, error_status=503)
         with pytest.raises(RpcUnavailable):
             await run_launch(ctx, key)
@@ -120,7 +122,7 @@ async def test_register_400_leaves_register_failed_then_retry_registers(chain, t
         record = await run_launch(ctx, key)
         assert record.state == "register_failed"
         assert "400" in record.last_error and record.error_details
-        await steps.register(ctx, key)  # what the registration retry does
+        await run_step(Step.REGISTER, ctx, key)  # what the registration retry does
         assert (await ctx.journal.get(key)).state == "registered"
     assert_once(chain)
 
@@ -134,15 +136,15 @@ async def test_register_repeated_answers_existing(chain, tmp_path):
         answer = await ctx.client.register_launch(
             record.genesis, LaunchConfig.model_validate(record.config)
         )
-    assert answer.existing is True and answer.launch.id == record.result["launch"]["id"]
+    assert answer.existing is True and answer.launch.id == record.registered.launch_id
     assert_once(chain)
 
 
 async def test_expiry_with_nothing_landed_creates_once_more(chain, tmp_path):
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="expire-0"))).key
-        await steps.create(ctx, key)
-        await steps.sign(ctx, key)
+        await run_step(Step.CREATE, ctx, key)
+        await run_step(Step.SIGN, ctx, key)
         advance(chain, 160)  # the blockhash is dead before anything is sent
         record = await run_launch(ctx, key)
     assert record.state == "registered" and record.attempt == 2
@@ -167,31 +169,28 @@ async def test_a_forced_expiry_is_detected_and_created_again(sandbox_factory, tm
 async def test_expiry_after_a_partial_landing_re_signs_the_tail(chain, tmp_path):
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="expire-tail"))).key
-        await steps.create(ctx, key)
-        await steps.sign(ctx, key)
+        await run_step(Step.CREATE, ctx, key)
+        await run_step(Step.SIGN, ctx, key)
         attempt = (await ctx.journal.get(key)).current
         # Land the first transaction only, as a run killed after it would have.
-        first = Signature.from_string(attempt.signatures[0])
+        first = attempt.signatures[0]
         await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
         while not (
             (landing := (await ctx.rpc.statuses([first]))[0]) and landing.reached("confirmed")
         ):
             pass
-        sends = [{**s, "sent": 1 if i == 0 else 0} for i, s in enumerate(attempt.sends)]
-        await ctx.journal.record_sends(key, attempt.number, sends, state="submitting")
+        sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
+        await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
         advance(chain, 160)
         record = await run_launch(ctx, key)
     assert record.state == "registered" and record.attempt == 1  # no second create
     tail = record.current.sends[1]
-    assert (
-        tail["replaced"] == [attempt.signatures[1]] and tail["signature"] != attempt.signatures[1]
-    )
+    assert tail.replaced == (attempt.signatures[1],) and tail.signature != attempt.signatures[1]
     assert_once(chain)
     assert stats(chain)["launches"]["created"] == 1
 
 
 async def test_a_tail_that_needs_the_services_signature_goes_to_needs_attention(chain, tmp_path):
-    from solders.hash import Hash
     from solders.keypair import Keypair
     from solders.message import MessageV0
     from solders.transaction import VersionedTransaction
@@ -200,11 +199,11 @@ async def test_a_tail_that_needs_the_services_signature_goes_to_needs_attention(
 
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="attention"))).key
-        await steps.create(ctx, key)
-        await steps.sign(ctx, key)
+        await run_step(Step.CREATE, ctx, key)
+        await run_step(Step.SIGN, ctx, key)
         attempt = (await ctx.journal.get(key)).current
         await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        first = Signature.from_string(attempt.signatures[0])
+        first = attempt.signatures[0]
         while not (
             (landing := (await ctx.rpc.statuses([first]))[0]) and landing.reached("confirmed")
         ):
@@ -214,27 +213,24 @@ async def test_a_tail_that_needs_the_services_signature_goes_to_needs_attention(
         service = Keypair()
         memo = programs.memo("co-signed", ctx.wallet)
         memo.accounts = [*memo.accounts, type(memo.accounts[0])(service.pubkey(), True, False)]
-        message = MessageV0.try_compile(ctx.wallet, [memo], [], Hash.from_string(attempt.blockhash))
+        message = MessageV0.try_compile(ctx.wallet, [memo], [], attempt.created.blockhash)
         tail = VersionedTransaction(message, [ctx.keypair, service])
-        tail_signature = str(tail.signatures[0])
-        sends = [
-            {"signature": attempt.signatures[0], "sent": 1},
-            {"signature": tail_signature, "sent": 1},
-        ]
+        tail_signature = tail.signatures[0]
+        sends = [Send(attempt.signatures[0], sent=True), Send(tail_signature, sent=True)]
         await ctx.journal.record_sends(
             key,
             attempt.number,
             sends,
-            state="submitting",
+            state=LaunchState.SUBMITTING,
             signed=[attempt.signed[0], bytes(tail)],
-            signatures=[attempt.signatures[0], tail_signature],
         )
         advance(chain, 160)
         record = await run_launch(ctx, key)
     assert record.state == "needs_attention"
     [report] = record.error_details
-    assert report["landed"] == [attempt.signatures[0]] and report["notLanded"] == [tail_signature]
-    assert report["mint"] == attempt.mint
+    assert report["landed"] == [str(attempt.signatures[0])]
+    assert report["notLanded"] == [str(tail_signature)]
+    assert report["mint"] == str(attempt.created.mint)
     assert "need the service's signatures" in record.last_error
     assert stats(chain)["launches"]["registered"] == 0
 

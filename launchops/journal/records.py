@@ -1,0 +1,255 @@
+"""What the journal keeps, as the core works with it: frozen types with solders keys and
+signatures inside. JSON (camelCase, as the journal's rows and the wire have it) appears
+only in each type's `to_json` / `from_json`, at the journal's edge.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from decimal import Decimal
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+
+from launchops.chain.landing import Landing
+from launchops.states import Kind, LaunchState, Outcome
+
+if TYPE_CHECKING:
+    from launchops.api.models import LaunchConfig, RegisterLaunchResponse
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def _key(text: str | None) -> Pubkey | None:
+    return Pubkey.from_string(text) if text else None
+
+
+@dataclass(frozen=True)
+class Created:
+    """What create (or a fund/withdraw build) answered: transactions as the service built
+    them, the blockhash they carry, and the accounts a launch makes."""
+
+    transactions: tuple[bytes, ...]
+    blockhash: Hash
+    last_valid_block_height: int
+    mint: Pubkey | None = None
+    genesis: Pubkey | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "transactions": [_b64(t) for t in self.transactions],
+            "blockhash": str(self.blockhash),
+            "lastValidBlockHeight": self.last_valid_block_height,
+            "mintAddress": str(self.mint) if self.mint else None,
+            "genesisAccount": str(self.genesis) if self.genesis else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Created:
+        return cls(
+            transactions=tuple(base64.b64decode(t) for t in data["transactions"]),
+            blockhash=Hash.from_string(data["blockhash"]),
+            last_valid_block_height=data["lastValidBlockHeight"],
+            mint=_key(data.get("mintAddress")),
+            genesis=_key(data.get("genesisAccount")),
+        )
+
+
+@dataclass(frozen=True)
+class Send:
+    """One transaction of an attempt: its signature and what became of it."""
+
+    signature: Signature
+    sent: bool = False
+    landing: Landing | None = None  # where it landed, once seen (without error)
+    last_valid_block_height: int | None = None  # set when re-signed with a fresh blockhash
+    replaced: tuple[Signature, ...] = ()  # signatures it had before re-signing
+
+    def landed(self, landing: Landing) -> Send:
+        return replace(self, landing=landing)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"signature": str(self.signature), "sent": int(self.sent)}
+        if self.landing is not None:
+            data.update(slot=self.landing.slot, level=self.landing.level)
+        if self.last_valid_block_height is not None:
+            data["lastValidBlockHeight"] = self.last_valid_block_height
+        if self.replaced:
+            data["replaced"] = [str(s) for s in self.replaced]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Send:
+        landing = Landing(data.get("slot", 0), data["level"]) if "level" in data else None
+        return cls(
+            signature=Signature.from_string(data["signature"]),
+            sent=bool(data.get("sent")),
+            landing=landing,
+            last_valid_block_height=data.get("lastValidBlockHeight"),
+            replaced=tuple(Signature.from_string(s) for s in data.get("replaced", [])),
+        )
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One create: its transactions as answered, as signed, and what became of each."""
+
+    number: int
+    created: Created
+    signed: tuple[bytes, ...] | None = None
+    sends: tuple[Send, ...] | None = None
+    outcome: Outcome | None = None  # how it ended, when it did not land whole
+
+    @property
+    def signatures(self) -> list[Signature]:
+        return [s.signature for s in self.sends or ()]
+
+    @property
+    def anything_sent(self) -> bool:
+        return any(s.sent for s in self.sends or ())
+
+
+@dataclass(frozen=True)
+class Registered:
+    """What register answered."""
+
+    launch_id: str
+    link: str
+    token_id: str
+    mint: Pubkey | None
+    existing: bool = False
+
+    @classmethod
+    def of(cls, answer: RegisterLaunchResponse) -> Registered:
+        return cls(
+            launch_id=answer.launch.id,
+            link=answer.launch.link,
+            token_id=answer.token.id,
+            mint=answer.token.mint_address,
+            existing=bool(answer.existing),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "existing": self.existing,
+            "launch": {"id": self.launch_id, "link": self.link},
+            "token": {"id": self.token_id, "mintAddress": str(self.mint) if self.mint else None},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Registered:
+        launch, token = data.get("launch") or {}, data.get("token") or {}
+        return cls(
+            launch_id=launch.get("id", ""),
+            link=launch.get("link", ""),
+            token_id=token.get("id", ""),
+            mint=_key(token.get("mintAddress")),
+            existing=bool(data.get("existing")),
+        )
+
+
+@dataclass(frozen=True)
+class TransferOrder:
+    """A fund or withdraw as asked: exact SOL, base58 keys resolved."""
+
+    agent: Pubkey
+    amount: Decimal
+    memo: str | None
+    network: str
+    sender: Pubkey
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent": str(self.agent),
+            "amount": str(self.amount),
+            "memo": self.memo,
+            "network": self.network,
+            "sender": str(self.sender),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TransferOrder:
+        return cls(
+            agent=Pubkey.from_string(data["agent"]),
+            amount=Decimal(data["amount"]),
+            memo=data.get("memo"),
+            network=data["network"],
+            sender=Pubkey.from_string(data["sender"]),
+        )
+
+
+@dataclass(frozen=True)
+class LaunchRecord:
+    """One journal entry (a launch, or a fund or withdraw) as the core reads it."""
+
+    key: str
+    kind: Kind
+    state: LaunchState
+    config: dict[str, Any]  # as sent on the wire: the launch, or the transfer order
+    config_hash: str
+    network: str
+    source: str | None
+    attempt: int
+    mint: str | None
+    genesis: str | None
+    registered: Registered | None
+    last_error: str | None
+    error_details: list[Any] | None
+    created_at: datetime
+    updated_at: datetime
+    lease_owner: str | None = None
+    lease_expires: datetime | None = None
+    current: Attempt | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @cached_property
+    def launch(self) -> LaunchConfig:
+        """The launch configuration, typed (a launch's record only)."""
+        from launchops.api.models import LaunchConfig
+
+        return LaunchConfig.model_validate(self.config)
+
+    @cached_property
+    def order(self) -> TransferOrder:
+        """The transfer order, typed (a fund's or withdraw's record only)."""
+        return TransferOrder.from_json(self.config)
+
+    @property
+    def signatures(self) -> list[str]:
+        return [str(s) for s in self.current.signatures] if self.current else []
+
+    def as_dict(self) -> dict[str, Any]:
+        """What `launchops status --json` shows: no transaction bytes, no secrets."""
+        return {
+            "key": self.key,
+            "kind": str(self.kind),
+            "state": str(self.state),
+            "network": self.network,
+            "source": self.source,
+            "attempts": self.attempt,
+            "mint": self.mint,
+            "genesisAccount": self.genesis,
+            "result": self.registered.to_json() if self.registered else None,
+            "lastError": self.last_error,
+            "errorDetails": self.error_details,
+            "signatures": self.signatures or None,
+            "createdAt": self.created_at.isoformat(),
+            "updatedAt": self.updated_at.isoformat(),
+        }
+
+
+__all__ = [
+    "Attempt",
+    "Created",
+    "LaunchRecord",
+    "Registered",
+    "Send",
+    "TransferOrder",
+]

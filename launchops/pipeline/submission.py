@@ -1,0 +1,187 @@
+"""The submission engine: one create attempt's signed transactions, sent in order until
+each has landed.
+
+Each transaction is subscribed (so its landing is pushed), sent, and the same bytes are
+rebroadcast until it lands at `confirmed` or its blockhash is provably dead (the block
+height is past its `lastValidBlockHeight` and its signature is nowhere). Then:
+
+- all landed: `submitted`;
+- the first expired with nothing landed: `expired` (the runner creates again);
+- a tail expired after the head landed: re-signed under a fresh blockhash when only the
+  creator signs it (at most MAX_RESIGNS transactions so), else `needs_attention`;
+- the node refused one, or it failed on chain: `failed` if nothing landed before it,
+  else `needs_attention`, with what landed and what did not.
+
+Every send is journaled before it happens where it matters (the first one, for
+`--replace`); re-sending the same signed bytes is harmless: a signature lands once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from launchops.chain.landing import Landing
+from launchops.chain.signing import only_ours, resign
+from launchops.errors import TransactionRejected
+from launchops.journal.records import LaunchRecord, Send
+from launchops.pipeline.context import LaunchContext
+from launchops.states import LaunchState, Outcome, Step
+
+MAX_RESIGNS = 3
+S = LaunchState
+
+
+class Submission:
+    """What one submit works on: the attempt, its signed bytes and what became of each."""
+
+    def __init__(self, ctx: LaunchContext, record: LaunchRecord) -> None:
+        attempt = record.current
+        assert attempt is not None and attempt.signed is not None and attempt.sends is not None
+        self.ctx = ctx
+        self.key = record.key
+        self.attempt = attempt
+        self.signed = list(attempt.signed)
+        self.sends = list(attempt.sends)
+
+    async def run(self) -> None:
+        """Land every transaction, in order, and journal how it ended."""
+        index = 0
+        while index < len(self.signed):
+            try:
+                landing = await self.land(index)
+            except TransactionRejected as exc:  # the node refused it (simulation, signature)
+                await self.stop(index, f"the node refused transaction {index + 1}: {exc}")
+                return
+            if landing is not None and landing.err is None:
+                self.sends[index] = self.sends[index].landed(landing)
+                index += 1
+            elif landing is not None:
+                await self.stop(index, f"transaction {index + 1} failed on chain: {landing.err}")
+                return
+            elif index == 0:
+                await self.expire()
+                return
+            elif (problem := self.cannot_resign(index)) is not None:
+                await self.stop(index, f"transactions {index + 1}.. expired; {problem}")
+                return
+            else:
+                await self.resign_tail(index)  # and land it, from the same index
+        await self.ctx.journal.record_sends(
+            self.key, self.attempt.number, self.sends, state=S.SUBMITTED, note="all landed"
+        )
+
+    # ── one transaction ──────────────────────────────────────────────────────
+
+    async def land(self, index: int) -> Landing | None:
+        """Send transaction `index` (again) until it lands at `confirmed`, or expires (None)."""
+        send = self.sends[index]
+        if send.sent:  # sent before (a resumed run): it may have landed meanwhile
+            [landing] = await self.ctx.rpc.statuses([send.signature])
+            if landing is not None and (landing.err or landing.reached("confirmed")):
+                return landing
+        await self.ctx.watcher.expect(send.signature)  # subscribed before it is sent
+        try:
+            return await self._rebroadcast(index)
+        finally:
+            self.ctx.watcher.forget(send.signature)
+
+    async def _rebroadcast(self, index: int) -> Landing | None:
+        ctx, profile = self.ctx, self.ctx.profile
+        if not self.sends[index].sent:
+            self.sends[index] = replace(self.sends[index], sent=True)
+            if not any(s.sent for s in self.sends[:index]):
+                # Recorded before anything is sent (what --replace checks). Later marks ride
+                # with the next write: a landed transaction sent again costs nothing.
+                await ctx.journal.record_sends(
+                    self.key, self.attempt.number, self.sends, state=S.SUBMITTING
+                )
+        send = self.sends[index]
+        deadline = send.last_valid_block_height or self.attempt.created.last_valid_block_height
+        ctx.progress(self.key, Step.SUBMIT, f"transaction {index + 1}/{len(self.signed)}")
+        skip, last_send, first_send = profile.skip_preflight, 0.0, time.monotonic()
+        while True:
+            if time.monotonic() - last_send >= profile.rebroadcast_seconds:
+                try:
+                    await ctx.rpc.send(self.signed[index], skip_preflight=skip)
+                except TransactionRejected as exc:
+                    if not (exc.blockhash_not_found or exc.already_processed):
+                        raise
+                skip, last_send = True, time.monotonic()  # rebroadcasts: no second simulation
+                await ctx.renew(self.key)
+            # Whether it expired matters only once it is late: ask the block height then.
+            late = time.monotonic() - first_send > profile.rebroadcast_seconds
+            seen = await ctx.watcher.next(send.signature, height=late)
+            landing = seen.landing
+            if landing is not None and (landing.err or landing.reached("confirmed")):
+                return landing
+            if landing is None and seen.block_height is not None and seen.block_height > deadline:
+                [landing] = await ctx.rpc.statuses([send.signature])  # provably dead, or not
+                if landing is None:
+                    return None
+
+    # ── how it ends ──────────────────────────────────────────────────────────
+
+    def cannot_resign(self, index: int) -> str | None:
+        """Why the expired tail from `index` cannot be re-signed by us, if it cannot."""
+        if sum(1 for s in self.sends if s.replaced) >= MAX_RESIGNS:
+            return "re-signed too often"
+        if not all(only_ours(raw, self.ctx.wallet) for raw in self.signed[index:]):
+            return "the rest need the service's signatures"
+        return None
+
+    async def resign_tail(self, index: int) -> None:
+        """The expired tail under a fresh blockhash, signed by us alone, journaled first."""
+        blockhash, last_valid = await self.ctx.rpc.latest_blockhash()
+        for position in range(index, len(self.signed)):
+            fresh = resign(self.signed[position], self.ctx.keypair, blockhash)
+            old = self.sends[position]
+            self.signed[position] = bytes(fresh)
+            self.sends[position] = Send(
+                fresh.signatures[0],
+                replaced=(*old.replaced, old.signature),
+                last_valid_block_height=last_valid,
+            )
+        total = len(self.signed)
+        await self.ctx.journal.record_sends(
+            self.key,
+            self.attempt.number,
+            self.sends,
+            state=S.SUBMITTING,
+            signed=self.signed,
+            note=f"transactions {index + 1}..{total} expired after {index} landed: re-signed "
+            "with a fresh blockhash",
+        )
+        self.ctx.progress(self.key, Step.SUBMIT, f"re-signed {total - index} expired transactions")
+
+    async def expire(self) -> None:
+        await self.ctx.journal.record_outcome(
+            self.key,
+            self.attempt.number,
+            Outcome.EXPIRED,
+            state=S.EXPIRED,
+            error="blockhash expired before anything landed",
+        )
+        self.ctx.progress(
+            self.key, Step.SUBMIT, "blockhash expired, nothing landed: creating again"
+        )
+
+    async def stop(self, index: int, why: str) -> None:
+        """Nothing more can be done here: what landed and what did not, for a person."""
+        created = self.attempt.created
+        details = [
+            {
+                "landed": [str(s.signature) for s in self.sends[:index]],
+                "notLanded": [str(s.signature) for s in self.sends[index:]],
+                "mint": str(created.mint) if created.mint else None,
+                "genesisAccount": str(created.genesis) if created.genesis else None,
+            }
+        ]
+        await self.ctx.journal.record_outcome(
+            self.key,
+            self.attempt.number,
+            Outcome.PARTIAL if index else Outcome.FAILED,
+            state=S.NEEDS_ATTENTION if index else S.FAILED,
+            error=why,
+            details=details,
+        )

@@ -1,0 +1,150 @@
+"""The state machine of a launch: its states, its steps, and the one table that joins them.
+
+    validated -> created -> signed -> submitting -> submitted -> confirmed -> registered
+                    ^                      |                                   |
+                    +---- expired <--------+                          register_failed
+    (and needs_attention, failed: for a person)
+
+Each row says which step runs from a state, the states that step may leave the launch
+in, and who drives it: any run at once, the runner after its create-again wait, only the
+registration retry, a person, or nobody. Every set the rest of launchops asks about is
+derived from the table; no state is spelled as text anywhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class LaunchState(StrEnum):
+    VALIDATED = "validated"  # the file is checked and recorded
+    CREATED = "created"  # the service built the transactions (kept)
+    SIGNED = "signed"  # signed bytes and signatures kept; nothing sent
+    SUBMITTING = "submitting"  # sends may have happened; each one's fate is kept
+    SUBMITTED = "submitted"  # every transaction landed
+    CONFIRMED = "confirmed"  # every signature at the profile's commitment
+    REGISTERED = "registered"  # done: launch page, ids
+    EXPIRED = "expired"  # nothing landed and the blockhash is provably dead
+    REGISTER_FAILED = "register_failed"  # register refused it (details kept)
+    NEEDS_ATTENTION = "needs_attention"  # some landed, the rest cannot be repaired
+    FAILED = "failed"  # nothing landed; the service or the node refused it
+
+
+class Step(StrEnum):
+    VALIDATE = "validate"
+    CREATE = "create"
+    SIGN = "sign"
+    SUBMIT = "submit"
+    CONFIRM = "confirm"
+    REGISTER = "register"
+
+
+STEP_ORDER = tuple(Step)  # the order a launch goes through them
+
+
+class Kind(StrEnum):
+    """What a journal entry moves: a launch, or SOL to or from an agent's wallet."""
+
+    LAUNCH = "launch"
+    FUND = "fund"
+    WITHDRAW = "withdraw"
+
+
+class Outcome(StrEnum):
+    """How one create attempt ended, when it did not land whole."""
+
+    EXPIRED = "expired"  # nothing landed; its blockhash is dead
+    PARTIAL = "partial"  # some transactions landed, the rest could not
+    FAILED = "failed"  # the first was refused, or failed on chain
+
+
+class Driver(StrEnum):
+    """Who moves a launch out of a state."""
+
+    RUN = "any run"  # at once, in the run that finds it there
+    CREATE_AGAIN = "the runner"  # after the create-again policy's wait (launchops.retries)
+    REGISTRATION_RETRY = "the registration retry"  # nothing else re-registers it
+    PERSON = "a person"
+    NOBODY = "nobody"  # finished
+
+
+@dataclass(frozen=True)
+class Transition:
+    step: Step | None
+    leads_to: frozenset[LaunchState]
+    driver: Driver
+
+
+def _row(step: Step | None, driver: Driver, *leads_to: LaunchState) -> Transition:
+    return Transition(step, frozenset(leads_to), driver)
+
+
+S, D = LaunchState, Driver
+_SENDING = (S.SUBMITTING, S.SUBMITTED, S.EXPIRED, S.NEEDS_ATTENTION, S.FAILED)
+
+LAUNCH_MACHINE: dict[LaunchState, Transition] = {
+    S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED),
+    S.CREATED: _row(Step.SIGN, D.RUN, S.SIGNED, S.FAILED),
+    S.SIGNED: _row(Step.SUBMIT, D.RUN, *_SENDING),
+    S.SUBMITTING: _row(Step.SUBMIT, D.RUN, *_SENDING),
+    S.SUBMITTED: _row(Step.CONFIRM, D.RUN, S.CONFIRMED, S.SUBMITTING),  # rolled back: resend
+    S.CONFIRMED: _row(Step.REGISTER, D.RUN, S.REGISTERED, S.REGISTER_FAILED),
+    S.EXPIRED: _row(Step.CREATE, D.CREATE_AGAIN, S.CREATED, S.FAILED),
+    S.REGISTER_FAILED: _row(Step.REGISTER, D.REGISTRATION_RETRY, S.REGISTERED, S.REGISTER_FAILED),
+    S.REGISTERED: _row(None, D.NOBODY),
+    S.NEEDS_ATTENTION: _row(None, D.PERSON),
+    S.FAILED: _row(None, D.PERSON),
+}
+# A fund or withdraw is done once confirmed: it has nothing to register.
+TRANSFER_MACHINE = {**LAUNCH_MACHINE, S.CONFIRMED: _row(None, D.NOBODY)}
+MACHINES = {
+    Kind.LAUNCH: LAUNCH_MACHINE,
+    Kind.FUND: TRANSFER_MACHINE,
+    Kind.WITHDRAW: TRANSFER_MACHINE,
+}
+
+# ── what the rest of launchops asks, derived from the table ─────────────────
+
+RESUMABLE = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.RUN)
+# Where a run stops: nothing more happens to the launch without a person or the retry.
+TERMINAL = frozenset(
+    s for s, t in LAUNCH_MACHINE.items() if t.driver not in (D.RUN, D.CREATE_AGAIN)
+)
+NEEDS_A_PERSON = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.PERSON)
+# Landed but not registered: what the registration retry takes.
+REGISTRABLE = frozenset(
+    s for s, t in LAUNCH_MACHINE.items() if t.step in (Step.CONFIRM, Step.REGISTER)
+)
+# Nothing was sent from these (a failed launch only if the journal shows no send).
+BEFORE_SENDING = frozenset({S.VALIDATED, S.CREATED, S.SIGNED, S.FAILED})
+
+
+def transition(state: LaunchState, kind: Kind = Kind.LAUNCH) -> Transition:
+    return MACHINES[kind][state]
+
+
+def done(state: LaunchState, kind: Kind = Kind.LAUNCH) -> bool:
+    """Finished for good: registered (a launch), confirmed (a transfer)."""
+    return transition(state, kind).driver is D.NOBODY
+
+
+__all__ = [
+    "BEFORE_SENDING",
+    "LAUNCH_MACHINE",
+    "MACHINES",
+    "NEEDS_A_PERSON",
+    "REGISTRABLE",
+    "RESUMABLE",
+    "STEP_ORDER",
+    "TERMINAL",
+    "TRANSFER_MACHINE",
+    "Driver",
+    "Kind",
+    "LaunchState",
+    "Outcome",
+    "Step",
+    "Transition",
+    "done",
+    "transition",
+]
