@@ -11,7 +11,13 @@ from typing import Annotated
 import typer
 
 from launchops import __version__
-from launchops.cli import batches, launches, service, transfers  # noqa: F401 - registers commands
+from launchops.cli import (  # noqa: F401 - transfers registers its commands on agents_app
+    batches,
+    launches,
+    schedules,
+    service,
+    transfers,
+)
 from launchops.sandbox import cli as sandbox_cli
 
 app = typer.Typer(
@@ -27,6 +33,7 @@ app.add_typer(service.tokens_app, name="tokens")
 app.add_typer(sandbox_cli.app, name="sandbox")
 launches.install(app)
 batches.install(app)
+schedules.install(app)
 
 
 def _version(value: bool) -> None:

@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 
 @contextlib.contextmanager
@@ -41,31 +41,42 @@ def live_display(render: Callable[[], Any], *, refresh_per_second: float = 8) ->
             redirect_stdout=False,  # descriptors 1 and 2 are captured below rich
             redirect_stderr=False,
         )
+        lines.console = console
         with live:
-            lines.printer = lambda text: live.console.print(
-                text, markup=False, highlight=False, end=""
-            )
-            yield live
-            lines.printer = None
+            try:
+                yield live
+            finally:
+                lines.drain()  # what was written so far goes above the last render
 
 
 class _Lines:
-    """Lines read from the captured descriptors, printed above the display while it is up,
-    straight to the terminal after (a subprocess may outlive the display)."""
+    """Lines read from the captured descriptors, each printed through the display's console:
+    above the display while it is up (rich does that), plainly after."""
+
+    _MARK = "\x00launchops-drained\n"
 
     def __init__(self, read_fd: int, terminal: Any) -> None:
-        self.printer: Callable[[str], None] | None = None
+        self.console: Any = None
         self._read_fd = read_fd
         self._terminal = terminal
+        self._drained = threading.Event()
         self._thread = threading.Thread(target=self._pump, name="launchops-lines", daemon=True)
         self._thread.start()
+
+    def drain(self, timeout: float = 2.0) -> None:
+        """Wait until every line written before this call has been printed."""
+        self._drained.clear()
+        with contextlib.suppress(OSError):
+            os.write(2, self._MARK.encode())
+        self._drained.wait(timeout)
 
     def _pump(self) -> None:
         with os.fdopen(self._read_fd, "r", errors="replace", closefd=True) as lines:
             for line in lines:
-                printer = self.printer
-                if printer is not None:
-                    printer(line)
+                if line == self._MARK:
+                    self._drained.set()
+                elif self.console is not None:
+                    self.console.print(line, markup=False, highlight=False, end="")
                 else:
                     self._terminal.write(line)
                     self._terminal.flush()
@@ -92,3 +103,130 @@ def _lines_above() -> Iterator[tuple[Any, _Lines]]:
         for fd, original in saved.items():
             os.dup2(original, fd)
             os.close(original)
+
+
+# ── what is shown ───────────────────────────────────────────────────────────
+
+
+class StepBoard:
+    """The steps of one launch, driven by the pipeline's progress messages; what the
+    sandbox did (started, funded the key) shows as a row above them."""
+
+    MARKS: ClassVar = {"waiting": "[dim]·[/]", "running": "[yellow]>[/]", "done": "[green]✓[/]"}
+
+    def __init__(self) -> None:
+        from launchops.states import STEP_ORDER
+
+        self.steps = [str(step) for step in STEP_ORDER]
+        self.status = dict.fromkeys(self.steps, "waiting")
+        self.notes = dict.fromkeys(self.steps, "")
+        self.note = ""
+        self._live: Any = None
+
+    @contextlib.contextmanager
+    def live(self) -> Iterator[None]:
+        with live_display(self._render) as self._live:
+            yield
+        self._live = None
+
+    def update(self, key: str, step: str, message: str) -> None:
+        if step in self.status:
+            index = self.steps.index(step)
+            for earlier in self.steps[:index]:
+                self.status[earlier] = "done"
+            self.status[step] = "running"
+            self.notes[step] = message
+        else:
+            self.note = message
+        if self._live is not None:
+            self._live.refresh()
+
+    def finish(self, finished: bool) -> None:
+        for step in self.steps:
+            if finished:
+                self.status[step] = "done"
+            elif self.status[step] == "running":
+                self.status[step] = "stopped"
+        if self._live is not None:
+            self._live.refresh()
+
+    def _render(self) -> Any:
+        from rich.table import Table
+
+        table = Table(show_header=False, box=None)
+        if self.note:
+            table.add_row("[dim]-[/]", "sandbox", self.note)
+        for step in self.steps:
+            table.add_row(self.MARKS.get(self.status[step], "[red]x[/]"), step, self.notes[step])
+        return table
+
+
+class BatchProgress:
+    """A progress bar over a batch's launches, with a live count per state."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.rows: dict[str, Any] = {}
+
+    def live(self) -> Any:
+        return live_display(self._render, refresh_per_second=4)
+
+    def update(self, row: Any) -> None:
+        self.rows[row.file] = row
+
+    def _render(self) -> Any:
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+
+        rows = list(self.rows.values())
+        finished = sum(1 for row in rows if row.done)
+        tally: dict[str, int] = {}
+        for row in rows:
+            tally[str(row.state)] = tally.get(str(row.state), 0) + 1
+        grid = Table.grid(padding=(0, 1))
+        grid.add_row(
+            ProgressBar(total=self.total, completed=finished, width=40),
+            f"{finished}/{self.total} launches",
+        )
+        counted = "  ".join(f"{state}: {n}" for state, n in sorted(tally.items()))
+        grid.add_row("", counted or "validating")
+        return grid
+
+
+def print_batch(result: dict[str, Any], as_json: bool, what: str) -> None:
+    """A batch's result as a table (or JSON); exit 1 unless every row is `ok` (finished,
+    or another worker's)."""
+    import typer
+    from rich.table import Table
+
+    from launchops.cli.common import console, print_json, short
+
+    if as_json:
+        print_json(result)
+    else:
+        counts = ", ".join(f"{n} {s}" for s, n in result["counts"].items())
+        table = Table(title=f"{what}: {counts}")
+        for column in ("key", "state", "launch page", "mint", "error", "file"):
+            table.add_column(column, overflow="fold", no_wrap=column == "mint")
+        for row in result["launches"]:
+            table.add_row(
+                row["key"] or "-",
+                str(row["state"]),
+                row["launch_page"] or "",
+                short(row["mint"]) if row["mint"] else "",
+                _brief(row["error"]),
+                row["file"],
+            )
+        out = console()
+        out.print(table)
+        out.print(f"reports: {result['reports']['json']}, {result['reports']['csv']}")
+    if not result["ok"]:
+        raise typer.Exit(1)
+
+
+def _brief(error: str | None) -> str:
+    lines = (error or "").splitlines()
+    if not lines:
+        return ""
+    more = len(lines) > 1 or len(lines[0]) > 90
+    return lines[0][:90] + (" ..." if more else "")

@@ -3,38 +3,37 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from launchops.cli.service import console, short, user_errors
+from launchops.cli.common import (
+    BaseUrlOpt,
+    JsonOpt,
+    NoPrefect,
+    ProfileOpt,
+    ProfilesFile,
+    Yes,
+    console,
+    drive,
+    embedded_sandbox,
+    print_json,
+    refuse,
+    run,
+    settings_for,
+    short,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
 
-STEP_NAMES = ("validate", "create", "sign", "submit", "confirm", "register")
-
-ProfileOpt = Annotated[
-    str,
-    typer.Option(
-        "--profile", "-p", envvar="LAUNCHOPS_PROFILE", help="sandbox, devnet, mainnet, or yours."
-    ),
-]
-ProfilesFile = Annotated[
-    Path | None,
-    typer.Option("--profiles", help="A profiles YAML (default $LAUNCHOPS_HOME/profiles.yaml)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Validate, create, sign, simulate; send nothing.")
 ]
-Yes = Annotated[bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")]
-NoPrefect = Annotated[bool, typer.Option("--no-prefect", help="Run in this process, no Prefect.")]
 Replace = Annotated[
     bool, typer.Option("--replace", help="Take a changed file under a key nothing was sent for.")
 ]
@@ -46,12 +45,6 @@ def install(app: typer.Typer) -> None:
         app.command()(command)
 
 
-def _profile(name: str, profiles_file: Path | None) -> Profile:
-    from launchops.config.profiles import load_profile
-
-    return load_profile(name, profiles_file=profiles_file)
-
-
 # ── validate ────────────────────────────────────────────────────────────────
 
 
@@ -59,41 +52,21 @@ def validate(
     target: Annotated[Path, typer.Argument(help="A launch file, or a folder of them.")],
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Check launch files against every rule, with no network call."""
-    from datetime import UTC, datetime
-
-    from launchops.api.errors import LaunchFileError
-    from launchops.chain.keys import KeypairError, load_keypair
-    from launchops.config.launchfile import launch_files, load_launch_file
+    from launchops.config.launchfile import launch_files
 
     with user_errors():
-        settings = _profile(profile, profiles)
-        try:
-            wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
-        except KeypairError:
-            wallet = None  # the file's own wallet: is checked for form only
+        settings = settings_for(profile, profiles, base_url)
         files = launch_files(target)
         if not files:
             raise typer.BadParameter(f"no launch files (*.yaml, *.yml) in {target}")
-    results = []
-    for path in files:
-        try:
-            plan = load_launch_file(
-                path,
-                wallet=wallet,
-                network=settings.network,
-                pinned_network=not settings.embedded_sandbox,
-                now=datetime.now(UTC),
-            )
-            results.append({"file": str(path), "ok": True, "key": plan.key, "problems": []})
-        except LaunchFileError as exc:
-            problems = [vars(p) for p in exc.file_problems]
-            results.append({"file": str(path), "ok": False, "key": None, "problems": problems})
+    results = [_checked(settings, path) for path in files]
     bad = [r for r in results if not r["ok"]]
     if as_json:
-        sys.stdout.write(json.dumps(results, indent=2) + "\n")
+        print_json(results)
     else:
         out, err = console(), console(stderr=True)
         for result in results:
@@ -101,11 +74,28 @@ def validate(
                 out.print(f"[green]ok[/]  {result['file']}  (key {result['key']})")
             for p in result["problems"]:
                 where = f"{p['file']}:{p['line']}" if p["line"] else p["file"]
-                err.print(f"{where}: {p['field']}: {p['message']}", markup=False, soft_wrap=True)
-        summary = f"{len(results) - len(bad)} valid, {len(bad)} invalid"
-        (err if bad else out).print(summary)
+                err.print(f"{where}: {p['field']}: {p['message']}", markup=False)
+        (err if bad else out).print(f"{len(results) - len(bad)} valid, {len(bad)} invalid")
     if bad:
         raise typer.Exit(1)
+
+
+def _checked(settings: Profile, path: Path) -> dict[str, Any]:
+    """One file's verdict: its key, or every problem with file, line and field."""
+    from launchops.chain.keys import load_keypair
+    from launchops.errors import KeypairError, LaunchFileError
+    from launchops.pipeline.runner import plan_launch
+
+    try:
+        wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
+    except KeypairError:
+        wallet = None  # the file's own wallet: checked for form only
+    try:
+        plan = plan_launch(settings, wallet, path, check_times=True)
+    except LaunchFileError as exc:
+        problems = [vars(p) for p in exc.file_problems]
+        return {"file": str(path), "ok": False, "key": None, "problems": problems}
+    return {"file": str(path), "ok": True, "key": plan.key, "problems": []}
 
 
 # ── launch and resume ───────────────────────────────────────────────────────
@@ -115,6 +105,7 @@ def launch(
     file: Annotated[Path, typer.Argument(help="The launch file.", exists=False)],
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     dry_run: DryRun = False,
     yes: Yes = False,
     no_prefect: NoPrefect = False,
@@ -124,27 +115,14 @@ def launch(
 ) -> None:
     """Run one launch: validate, create, sign, submit, confirm, register (resumable)."""
     with user_errors():
-        settings = _profile(profile, profiles)
-        if settings.requires_yes and not yes and not dry_run:
-            raise _refuse(
-                f"profile {profile} sends real transactions on {settings.network}; add --yes"
-            )
+        settings = settings_for(profile, profiles, base_url, sending=not dry_run, yes=yes)
         if not file.is_file():
-            raise _refuse(f"{file}: no such launch file")
+            raise refuse(f"{file}: no such launch file")
         if dry_run:
-            report = _run(_dry_run(settings, file))
-            _print_dry_run(report, as_json)
+            with embedded_sandbox(settings):
+                _print_dry_run(run(_dry_run(settings, file)), as_json)
             return
-        result = _launch(
-            settings,
-            profile,
-            profiles,
-            file=file,
-            key=None,
-            replace=replace,
-            prefect=not no_prefect,
-            live=not as_json,
-        )
+        result = _launch(settings, profiles, file, None, replace, not no_prefect, not as_json)
     _finish(settings, result, out, as_json)
 
 
@@ -152,6 +130,7 @@ def resume(
     key: Annotated[str, typer.Argument(help="The launch's key (see `launchops status`).")],
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     yes: Yes = False,
     no_prefect: NoPrefect = False,
     out: Out = None,
@@ -159,88 +138,43 @@ def resume(
 ) -> None:
     """Continue a launch from its journal, at the first unfinished step."""
     with user_errors():
-        settings = _profile(profile, profiles)
-        if settings.requires_yes and not yes:
-            raise _refuse(
-                f"profile {profile} sends real transactions on {settings.network}; add --yes"
-            )
-        result = _launch(
-            settings,
-            profile,
-            profiles,
-            file=None,
-            key=key,
-            replace=False,
-            prefect=not no_prefect,
-            live=not as_json,
-        )
+        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
+        result = _launch(settings, profiles, None, key, False, not no_prefect, not as_json)
     _finish(settings, result, out, as_json)
-
-
-@contextmanager
-def embedded_sandbox(settings: Profile, progress: Any = None) -> Iterator[Any]:
-    """The sandbox profile's sandbox, when none runs, for as long as the command: started
-    here, before any flow or display, so a port taken by something else is one clear line."""
-    from launchops.pipeline.context import start_embedded_sandbox
-
-    started = start_embedded_sandbox(settings, progress or (lambda *_: None))
-    try:
-        yield started
-    finally:
-        if started is not None:
-            started.stop()
-
-
-def _needs_yes(profile: str, settings: Profile) -> str:
-    return f"profile {profile} sends real transactions on {settings.network}; add --yes"
-
-
-def _refuse(message: str) -> typer.Exit:
-    console(stderr=True).print(f"[bold red]error:[/] {message}")
-    return typer.Exit(2)
-
-
-def _run(coroutine: Any) -> Any:
-    import asyncio
-
-    return asyncio.run(coroutine)
 
 
 def _launch(
     settings: Profile,
-    profile: str,
     profiles: Path | None,
-    *,
     file: Path | None,
     key: str | None,
     replace: bool,
     prefect: bool,
     live: bool,
 ) -> dict[str, Any]:
-    board = _Board() if live else None
+    """The launch through its flow or in this process, with the step board when `live`."""
+    from launchops.cli.display import StepBoard
+
+    board = StepBoard() if live else None
     listener = board.update if board else (lambda *_: None)
+
+    async def flow() -> dict[str, Any]:
+        from flows.launch import launch_flow
+        from tasks.context import listen
+
+        listen(listener)
+        path = str(file) if file else None
+        where = str(profiles) if profiles else None
+        return await launch_flow(path, key, settings.name, replace, profiles_file=where)
+
+    async def plain() -> dict[str, Any]:
+        return await _plain(settings, file, key, replace, listener)
+
     # The sandbox first: a port taken by something else is one line, before any board.
     with embedded_sandbox(settings, listener) as started, board.live() if board else nullcontext():
-        if prefect:
-            os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-            os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-            os.environ.setdefault("DO_NOT_TRACK", "1")  # no first-run notice mid-display
-            from flows.launch import launch_flow
-            from tasks.context import listen
-
-            listen(listener)
-            flow_run = launch_flow(
-                path=str(file) if file else None,
-                key=key,
-                profile=profile,
-                replace=replace,
-                profiles_file=str(profiles) if profiles else None,
-            )
-            result: dict[str, Any] = _run(flow_run)
-        else:
-            result = _run(_plain(settings, file, key, replace, listener))
+        result = drive(prefect=prefect, flow=flow, plain=plain)
         if board is not None:
-            board.finish(result["state"])
+            board.finish(result["finished"])
     if started is not None and result.get("launchPage"):
         # The sandbox stops with this command: say how to serve its chain again.
         result["launchPageServedBy"] = f"launchops sandbox serve --profile {settings.name}"
@@ -258,7 +192,7 @@ async def _plain(
             key = (await validate(ctx, file, replace=replace)).key
         assert key is not None
         if await ctx.journal.get(key) is None:
-            raise _refuse(f"no launch {key!r} in the journal of profile {settings.name}")
+            raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
         return summary(settings, await run_launch(ctx, key))
 
 
@@ -272,7 +206,7 @@ async def _dry_run(settings: Profile, file: Path) -> dict[str, Any]:
 
 def _print_dry_run(report: dict[str, Any], as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        print_json(report)
         return
     out = console()
     accounts = f"mint {report['mint']}, genesis {report['genesisAccount']}"
@@ -288,23 +222,19 @@ def _finish(settings: Profile, result: dict[str, Any], out: Path | None, as_json
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(result, indent=2) + "\n")
     if as_json:
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        print_json(result)
     else:
         _print_result(result, target)
-    if result["state"] != "registered":
+    if not result["finished"]:
         raise typer.Exit(1)
 
 
 def _print_result(result: dict[str, Any], written: Path) -> None:
     from rich.panel import Panel
 
-    ok = result["state"] == "registered"
     lines = [f"state       {result['state']}"]
-    for label, name in (
-        ("launch page", "launchPage"),
-        ("mint", "mint"),
-        ("genesis", "genesisAccount"),
-    ):
+    named = (("launch page", "launchPage"), ("mint", "mint"), ("genesis", "genesisAccount"))
+    for label, name in named:
         if result.get(name):
             lines.append(f"{label:<11} {result[name]}")
         if name == "launchPage" and result.get("launchPageServedBy"):
@@ -312,73 +242,15 @@ def _print_result(result: dict[str, Any], written: Path) -> None:
     explorer = result.get("explorer") or {}
     if explorer.get("mint"):
         lines.append(f"explorer    {explorer['mint']}")
-    for link in explorer.get("transactions") or []:
-        lines.append(f"            {link}")
+    lines += [f"            {link}" for link in explorer.get("transactions") or []]
     if result.get("error"):
         lines.append(f"error       {result['error']}")
-    for detail in result.get("errorDetails") or []:
-        lines.append(f"            {json.dumps(detail)}")
+    lines += [f"            {json.dumps(d)}" for d in result.get("errorDetails") or []]
     lines.append(f"result      {written}")
-    title = f"{result['key']}: launched" if ok else f"{result['key']}: {result['state']}"
-    console().print(
-        Panel("\n".join(lines), title=title, border_style="green" if ok else "red", expand=False)
-    )
-
-
-class _Board:
-    """The six steps of a launch, driven by the pipeline's progress messages; what the
-    sandbox did (started, funded the key) shows as a row above them."""
-
-    def __init__(self) -> None:
-        self.status = dict.fromkeys(STEP_NAMES, "waiting")
-        self.notes = dict.fromkeys(STEP_NAMES, "")
-        self.note = ""
-        self._live: Any = None
-
-    @contextmanager
-    def live(self) -> Iterator[None]:
-        from launchops.cli.display import live_display
-
-        with live_display(self._render) as self._live:
-            yield
-        self._live = None
-
-    def update(self, key: str, step: str, message: str) -> None:
-        if step in self.status:
-            index = STEP_NAMES.index(step)
-            for earlier in STEP_NAMES[:index]:
-                self.status[earlier] = "done"
-            self.status[step] = "running"
-            self.notes[step] = message
-        else:
-            self.note = message
-        if self._live is not None:
-            self._live.refresh()
-
-    def finish(self, state: str) -> None:
-        for step in STEP_NAMES:
-            if state == "registered":
-                self.status[step] = "done"
-            elif self.status[step] == "running":
-                self.status[step] = "failed"
-        if self._live is not None:
-            self._live.refresh()
-
-    def _render(self) -> Any:
-        from rich.table import Table
-
-        table = Table(show_header=False, box=None)
-        marks = {
-            "waiting": "[dim]·[/]",
-            "running": "[yellow]>[/]",
-            "done": "[green]✓[/]",
-            "failed": "[red]x[/]",
-        }
-        if self.note:
-            table.add_row("[dim]-[/]", "sandbox", self.note)
-        for step in STEP_NAMES:
-            table.add_row(marks[self.status[step]], step, self.notes[step])
-        return table
+    ok = result["finished"]
+    title = f"{result['key']}: " + ("launched" if ok else result["state"])
+    style = "green" if ok else "red"
+    console().print(Panel("\n".join(lines), title=title, border_style=style, expand=False))
 
 
 # ── status and schema ───────────────────────────────────────────────────────
@@ -388,24 +260,13 @@ def status(
     key: Annotated[str | None, typer.Argument(help="One launch's key; all when left out.")] = None,
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The journal: every launch's state, or one launch in detail with its events."""
-    from launchops.journal.store import Journal
-
-    async def read() -> tuple[list[Any], list[Any]]:
-        journal = await Journal.open(settings.journal)
-        try:
-            if key is None:
-                return await journal.all(), []
-            record = await journal.get(key)
-            return ([record] if record else []), (await journal.events(key) if record else [])
-        finally:
-            await journal.close()
-
     with user_errors():
-        settings = _profile(profile, profiles)
-        records, events = _run(read())
+        settings = settings_for(profile, profiles, base_url)
+        records, events = run(_read_journal(settings, key))
     if key is not None and not records:
         console(stderr=True).print(
             f"[bold red]error:[/] no launch {key!r} in the journal of profile {profile}"
@@ -418,7 +279,7 @@ def status(
                 **data[0],
                 "events": [{"at": at.isoformat(), "step": s, "message": m} for at, s, m in events],
             }
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        print_json(data)
         return
     from rich.table import Table
 
@@ -426,18 +287,25 @@ def status(
     for column in ("key", "state", "attempts", "mint", "launch page / error", "updated"):
         table.add_column(column, overflow="fold", no_wrap=column == "mint")
     for r in records:
-        page = (r.result or {}).get("launch", {}).get("link") or r.last_error or ""
-        table.add_row(
-            r.key,
-            r.state,
-            str(r.attempt),
-            short(r.mint),
-            page,
-            r.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
-        )
+        page = r.registered.link if r.registered else r.last_error or ""
+        updated = r.updated_at.strftime("%Y-%m-%d %H:%M:%S")
+        table.add_row(r.key, str(r.state), str(r.attempt), short(r.mint), page, updated)
     console().print(table)
     for at, step, message in events:
         console().print(f"  {at:%H:%M:%S} {step:<9} {message}", markup=False)
+
+
+async def _read_journal(settings: Profile, key: str | None) -> tuple[list[Any], list[Any]]:
+    from launchops.journal.store import Journal
+
+    journal = await Journal.open(settings.journal)
+    try:
+        if key is None:
+            return await journal.all(), []
+        record = await journal.get(key)
+        return ([record] if record else []), (await journal.events(key) if record else [])
+    finally:
+        await journal.close()
 
 
 def schema(

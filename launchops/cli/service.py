@@ -1,22 +1,30 @@
-"""`launchops agents ...` and `launchops tokens ...`: read the service."""
+"""`launchops agents list | card` and `launchops tokens get`: read the service."""
 
 from __future__ import annotations
 
-import json
-import sys
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-if TYPE_CHECKING:
-    from rich.console import Console
+from launchops.cli.common import (
+    BaseUrlOpt,
+    JsonOpt,
+    ProfileOpt,
+    ProfilesFile,
+    console,
+    print_json,
+    run,
+    settings_for,
+    short,
+    user_errors,
+)
 
+if TYPE_CHECKING:
     from launchops.api.client import AsyncServiceClient
 
 T = TypeVar("T")
-DEFAULT_BASE_URL = "http://127.0.0.1:8899/v1"
 
 agents_app = typer.Typer(
     rich_markup_mode=None, help="List and search agents, read their cards.", no_args_is_help=True
@@ -24,92 +32,39 @@ agents_app = typer.Typer(
 tokens_app = typer.Typer(
     rich_markup_mode=None, help="Look up tokens and their launches.", no_args_is_help=True
 )
-
-BaseUrl = Annotated[
-    str,
-    typer.Option(
-        "--base-url",
-        envvar="LAUNCHOPS_BASE_URL",
-        help="The service's base URL, with its /v1 prefix.",
-        show_default=True,
-    ),
-]
 NetworkOpt = Annotated[
-    str,
-    typer.Option(
-        "--network",
-        envvar="LAUNCHOPS_NETWORK",
-        help="solana-mainnet or solana-devnet.",
-        show_default=True,
-    ),
+    str | None,
+    typer.Option("--network", help="solana-mainnet or solana-devnet (default: the profile's)."),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
-# ── plumbing ────────────────────────────────────────────────────────────────
-
-
-def console(stderr: bool = False) -> Console:
-    from rich.console import Console
-
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
-
-
-@contextmanager
-def user_errors(base_url: str | None = None) -> Iterator[None]:
-    """Turn the library's errors into one clear line and exit code 1, never a traceback."""
-    from launchops.api.errors import InvalidInputError, LaunchOpsError, NetworkError
-
-    try:
-        yield
-    except InvalidInputError as exc:
-        err = console(stderr=True)
-        err.print("[bold red]error:[/] invalid input")
-        for field, message in exc.problems or [("", str(exc))]:
-            err.print(f"  {field}: {message}" if field else f"  {message}", markup=False)
-        raise typer.Exit(1) from None
-    except NetworkError as exc:
-        err = console(stderr=True)
-        err.print(f"[bold red]error:[/] cannot reach the service: {exc}", markup=True)
-        if base_url and base_url.startswith(("http://127.0.0.1", "http://localhost")):
-            err.print("  hint: is the sandbox running? Start it with `launchops sandbox serve`.")
-        raise typer.Exit(1) from None
-    except LaunchOpsError as exc:
-        console(stderr=True).print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(1) from None
-
-
-def _run_with_client(
-    base_url: str, network: str, work: Callable[[AsyncServiceClient], Awaitable[T]]
+def with_client(
+    profile: str,
+    profiles: Path | None,
+    base_url: str | None,
+    network: str | None,
+    work: Callable[[AsyncServiceClient], Awaitable[T]],
 ) -> T:
-    import asyncio
-
+    """Run `work` with a client of the profile's service (or `--base-url`, `--network`);
+    its failures are one line and exit 1."""
     from launchops.api.client import AsyncServiceClient
-    from launchops.api.errors import InvalidInputError
     from launchops.api.fields import Network
+    from launchops.errors import InvalidInputError
 
-    try:
-        net = Network(network)
-    except ValueError:
-        raise InvalidInputError(
-            "bad --network", [("--network", "must be solana-mainnet or solana-devnet")]
-        ) from None
+    settings = settings_for(profile, profiles, base_url)
+    with user_errors(settings.base_url):
+        try:
+            net = Network(network) if network else settings.network
+        except ValueError:
+            raise InvalidInputError(
+                "bad --network", [("--network", "must be solana-mainnet or solana-devnet")]
+            ) from None
 
-    async def main() -> T:
-        async with AsyncServiceClient(base_url, network=net) as client:
-            return await work(client)
+        async def main() -> T:
+            async with AsyncServiceClient(settings.base_url, network=net) as client:
+                return await work(client)
 
-    return asyncio.run(main())
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-def short(address: Any) -> str:
-    """A base58 address as tables show it (`HrpvHK…N1j2DS`); --json keeps it whole."""
-    text = str(address) if address else ""
-    return f"{text[:6]}…{text[-6:]}" if len(text) > 16 else text or "-"
+        return run(main())
 
 
 def _when(value: Any) -> str:
@@ -136,8 +91,10 @@ def agents_list(
     page: Annotated[int, typer.Option(min=1, help="Page number, from 1.")] = 1,
     page_size: Annotated[int, typer.Option(min=1, max=100, help="Agents per page, 1..100.")] = 24,
     all_pages: Annotated[bool, typer.Option("--all", help="Walk every page.")] = False,
-    base_url: BaseUrl = DEFAULT_BASE_URL,
-    network: NetworkOpt = "solana-mainnet",
+    profile: ProfileOpt = "sandbox",
+    profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
+    network: NetworkOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List and search agents."""
@@ -158,10 +115,10 @@ def agents_list(
         footer = f"page {result.page} of {result.total_pages} · {result.total} agents"
         return result.agents, footer
 
-    with user_errors(base_url):
-        agents, footer = _run_with_client(base_url, network, work)
+    with user_errors():
+        agents, footer = with_client(profile, profiles, base_url, network, work)
     if as_json:
-        _print_json([a.to_json_echo() for a in agents])
+        print_json([a.to_json_echo() for a in agents])
         return
     from rich import box
     from rich.table import Table
@@ -195,8 +152,10 @@ def agents_list(
 @agents_app.command("card")
 def agents_card(
     address: Annotated[str, typer.Argument(help="The agent's asset address (base58).")],
-    base_url: BaseUrl = DEFAULT_BASE_URL,
-    network: NetworkOpt = "solana-mainnet",
+    profile: ProfileOpt = "sandbox",
+    profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
+    network: NetworkOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Print an agent's A2A card."""
@@ -207,10 +166,10 @@ def agents_card(
         client.card_cache = FileCardCache(home() / "card-cache.json")  # If-None-Match next time
         return await client.get_agent_card(address)
 
-    with user_errors(base_url):
-        card = _run_with_client(base_url, network, fetch)
+    with user_errors():
+        card = with_client(profile, profiles, base_url, network, fetch)
     if as_json:
-        _print_json(card.to_json_echo())
+        print_json(card.to_json_echo())
         return
     from rich.panel import Panel
     from rich.table import Table
@@ -232,15 +191,17 @@ def agents_card(
 @tokens_app.command("get")
 def tokens_get(
     mint: Annotated[str, typer.Argument(help="The token's mint address (base58).")],
-    base_url: BaseUrl = DEFAULT_BASE_URL,
-    network: NetworkOpt = "solana-mainnet",
+    profile: ProfileOpt = "sandbox",
+    profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
+    network: NetworkOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Show a token and every launch of it."""
-    with user_errors(base_url):
-        data = _run_with_client(base_url, network, lambda c: c.get_token(mint))
+    with user_errors():
+        data = with_client(profile, profiles, base_url, network, lambda c: c.get_token(mint))
     if as_json:
-        _print_json(data.to_json_echo())
+        print_json(data.to_json_echo())
         return
     from rich import box
     from rich.panel import Panel

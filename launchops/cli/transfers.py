@@ -3,29 +3,33 @@ checked before signing, journaled and resumable like launches."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from launchops.cli.launches import (
+from launchops.cli.common import (
+    BaseUrlOpt,
     JsonOpt,
     NoPrefect,
     ProfileOpt,
     ProfilesFile,
     Yes,
-    _needs_yes,
-    _profile,
-    _refuse,
-    _run,
+    console,
+    drive,
     embedded_sandbox,
+    print_json,
+    run,
+    settings_for,
+    user_errors,
 )
-from launchops.cli.service import agents_app, console, user_errors
+from launchops.cli.display import print_batch
+from launchops.cli.service import agents_app
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
+    from launchops.journal.records import LaunchRecord
+    from launchops.states import Kind
 
 Amount = Annotated[
     str, typer.Option("--amount", help="SOL, as decimal text, e.g. 0.25 (at most 9 decimals).")
@@ -33,73 +37,78 @@ Amount = Annotated[
 TransferId = Annotated[
     str | None, typer.Option("--id", help="A new id repeats a transfer on purpose.")
 ]
+Address = Annotated[str, typer.Argument(help="The agent's asset address (base58).")]
 
 
 @agents_app.command("fund")
 def fund(
-    address: Annotated[str, typer.Argument(help="The agent's asset address (base58).")],
+    address: Address,
     amount: Amount,
     memo: Annotated[str, typer.Option("--memo", help="Recorded on chain, 1..256 characters.")],
     transfer_id: TransferId = None,
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     yes: Yes = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Send SOL to an agent's wallet (anyone may fund any agent)."""
-    _transfer("fund", address, amount, memo, transfer_id, profile, profiles, yes, as_json)
+    from launchops.states import Kind
+
+    with user_errors():
+        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
+        order = (Kind.FUND, address, amount, memo, transfer_id)
+        _transfer(settings, *order, as_json)
 
 
 @agents_app.command("withdraw")
 def withdraw(
-    address: Annotated[str, typer.Argument(help="The agent's asset address (base58).")],
+    address: Address,
     amount: Amount,
     transfer_id: TransferId = None,
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     yes: Yes = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Move SOL from an agent's wallet to its owner (the profile's key must own the asset)."""
-    _transfer("withdraw", address, amount, None, transfer_id, profile, profiles, yes, as_json)
+    from launchops.states import Kind
+
+    with user_errors():
+        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
+        _transfer(settings, Kind.WITHDRAW, address, amount, None, transfer_id, as_json)
 
 
 def _transfer(
-    kind: str,
+    settings: Profile,
+    kind: Kind,
     address: str,
     amount: str,
     memo: str | None,
     transfer_id: str | None,
-    profile: str,
-    profiles: Path | None,
-    yes: bool,
     as_json: bool,
 ) -> None:
-    with user_errors():
-        settings = _profile(profile, profiles)
-        if settings.requires_yes and not yes:
-            raise _refuse(_needs_yes(profile, settings))
-        result = _run(_one(settings, kind, address, amount, memo, transfer_id))
+    with embedded_sandbox(settings):
+        result = run(_one(settings, kind, address, amount, memo, transfer_id))
     if as_json:
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        print_json(result)
     else:
-        ok = result["state"] == "confirmed"
         lines = [
             f"{kind} {result['amount']} SOL  agent {result['agent']}",
             f"state      {result['state']}",
         ]
-        for signature in result["signatures"] or []:
-            lines.append(f"signature  {signature}")
+        lines += [f"signature  {signature}" for signature in result["signatures"] or []]
         if result["error"]:
             lines.append(f"error      {result['error']}")
-        console().print("\n".join(lines), style=None if ok else "red")
-    if result["state"] != "confirmed":
+        console().print("\n".join(lines), style=None if result["finished"] else "red")
+    if not result["finished"]:
         raise typer.Exit(1)
 
 
 async def _one(
     settings: Profile,
-    kind: str,
+    kind: Kind,
     address: str,
     amount: str,
     memo: str | None,
@@ -117,15 +126,19 @@ async def _one(
     return transfer_summary(record)
 
 
-def transfer_summary(record: Any) -> dict[str, Any]:
+def transfer_summary(record: LaunchRecord) -> dict[str, Any]:
+    from launchops.states import done
+
+    order = record.order
     return {
         "key": record.key,
-        "kind": record.kind,
-        "state": record.state,
-        "agent": record.config["agent"],
-        "amount": record.config["amount"],
-        "memo": record.config.get("memo"),
-        "signatures": record.current.signatures if record.current else None,
+        "kind": str(record.kind),
+        "state": str(record.state),
+        "finished": done(record.state, record.kind),
+        "agent": str(order.agent),
+        "amount": str(order.amount),
+        "memo": order.memo,
+        "signatures": record.signatures or None,
         "attempts": record.attempt,
         "error": record.last_error,
     }
@@ -139,33 +152,27 @@ def fund_batch(
     ] = None,
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     yes: Yes = False,
     no_prefect: NoPrefect = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Fund many agents from a list; re-running skips what was paid and resumes the rest."""
-    from launchops.cli.batches import _quiet_prefect, _report
-
     with user_errors():
-        settings = _profile(profile, profiles)
-        if settings.requires_yes and not yes:
-            raise _refuse(_needs_yes(profile, settings))
-        with embedded_sandbox(settings):
-            if no_prefect:
-                result = _run(_plain_funding(settings, file, concurrency))
-            else:
-                _quiet_prefect()
-                from flows.funding import funding_flow
+        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
 
-                result = _run(
-                    funding_flow(
-                        path=str(file),
-                        profile=profile,
-                        concurrency=concurrency,
-                        profiles_file=str(profiles) if profiles else None,
-                    )
-                )
-    _report(result, as_json, "funding")
+        async def flow() -> dict[str, Any]:
+            from flows.funding import funding_flow
+
+            where = str(profiles) if profiles else None
+            return await funding_flow(str(file), settings.name, concurrency, profiles_file=where)
+
+        async def plain() -> dict[str, Any]:
+            return await _plain_funding(settings, file, concurrency)
+
+        with embedded_sandbox(settings):
+            result = drive(prefect=not no_prefect, flow=flow, plain=plain)
+    print_batch(result, as_json, "funding")
 
 
 async def _plain_funding(settings: Profile, file: Path, concurrency: int | None) -> dict[str, Any]:

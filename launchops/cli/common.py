@@ -1,0 +1,187 @@
+"""What every command shares: its options, the console, one-line errors, the profile and
+its mainnet guard, the embedded sandbox, and running work through Prefect or in-process.
+
+Only typer is imported at module level: `launchops --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from launchops.config.profiles import Profile
+
+T = TypeVar("T")
+
+ProfileOpt = Annotated[
+    str,
+    typer.Option(
+        "--profile", "-p", envvar="LAUNCHOPS_PROFILE", help="sandbox, devnet, mainnet, or yours."
+    ),
+]
+ProfilesFile = Annotated[
+    Path | None,
+    typer.Option("--profiles", help="A profiles YAML (default $LAUNCHOPS_HOME/profiles.yaml)."),
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url", help="The service's base URL, with its /v1 prefix (default: the profile's)."
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+Yes = Annotated[bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")]
+NoPrefect = Annotated[bool, typer.Option("--no-prefect", help="Run in this process, no Prefect.")]
+
+
+# ── output ──────────────────────────────────────────────────────────────────
+
+
+def console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def short(address: Any) -> str:
+    """A base58 address as tables show it (`HrpvHK…N1j2DS`); --json keeps it whole."""
+    text = str(address) if address else ""
+    return f"{text[:6]}…{text[-6:]}" if len(text) > 16 else text or "-"
+
+
+def refuse(message: str) -> typer.Exit:
+    """A command refused before anything was done: one line, exit 2."""
+    console(stderr=True).print(f"[bold red]error:[/] {message}")
+    return typer.Exit(2)
+
+
+@contextmanager
+def user_errors(base_url: str | None = None) -> Iterator[None]:
+    """Turn launchops' errors into one clear line and exit code 1, never a traceback."""
+    from launchops.errors import InvalidInputError, LaunchOpsError, NetworkError
+
+    try:
+        yield
+    except InvalidInputError as exc:
+        err = console(stderr=True)
+        err.print("[bold red]error:[/] invalid input")
+        for field, message in exc.problems or [("", str(exc))]:
+            err.print(f"  {field}: {message}" if field else f"  {message}", markup=False)
+        raise typer.Exit(1) from None
+    except NetworkError as exc:
+        err = console(stderr=True)
+        err.print(f"[bold red]error:[/] cannot reach the service: {exc}")
+        if base_url and base_url.startswith(("http://127.0.0.1", "http://localhost")):
+            err.print("  hint: is the sandbox running? Start it with `launchops sandbox serve`.")
+        raise typer.Exit(1) from None
+    except LaunchOpsError as exc:
+        console(stderr=True).print(f"[bold red]error:[/] {exc}", markup=False)
+        raise typer.Exit(1) from None
+
+
+# ── the profile ─────────────────────────────────────────────────────────────
+
+
+def settings_for(
+    profile: str,
+    profiles: Path | None,
+    base_url: str | None = None,
+    *,
+    sending: bool = False,
+    yes: bool = False,
+) -> Profile:
+    """The profile, with `--base-url` over it; a command that sends on a profile that asks
+    for `--yes` (mainnet) is refused without it."""
+    from launchops.config.profiles import load_profile
+
+    if base_url:
+        os.environ["LAUNCHOPS_BASE_URL"] = base_url  # the flows load the profile again
+    settings = load_profile(profile, profiles_file=profiles)
+    if sending and settings.requires_yes and not yes:
+        raise refuse(f"profile {profile} sends real transactions on {settings.network}; add --yes")
+    return settings
+
+
+@contextmanager
+def embedded_sandbox(settings: Profile, progress: Any = None) -> Iterator[Any]:
+    """The sandbox profile's sandbox, when none runs, for as long as the command: started
+    here, before any flow or display, so a port taken by something else is one clear line.
+    Yields the sandbox it started, or None."""
+    from launchops.pipeline.context import start_embedded_sandbox
+
+    started = start_embedded_sandbox(settings, progress or (lambda *_: None))
+    try:
+        yield started
+    finally:
+        if started is not None:
+            started.stop()
+
+
+# ── running the work ────────────────────────────────────────────────────────
+
+
+def quiet_prefect() -> None:
+    """Prefect as a command's engine: its warnings only, no telemetry notice mid-display."""
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
+def drive(
+    *,
+    prefect: bool,
+    flow: Callable[[], Awaitable[T]],
+    plain: Callable[[], Awaitable[T]],
+) -> T:
+    """Run the command's work through its Prefect flow, or in this process (`--no-prefect`);
+    `flow` imports the flow when called, so a plain run never loads Prefect."""
+    if prefect:
+        quiet_prefect()
+        return asyncio.run(_awaited(flow))
+    return asyncio.run(_awaited(plain))
+
+
+async def _awaited(work: Callable[[], Awaitable[T]]) -> T:
+    return await work()
+
+
+def run(coroutine: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await coroutine
+
+    return asyncio.run(main())
+
+
+__all__ = [
+    "BaseUrlOpt",
+    "JsonOpt",
+    "NoPrefect",
+    "ProfileOpt",
+    "ProfilesFile",
+    "Yes",
+    "console",
+    "drive",
+    "embedded_sandbox",
+    "print_json",
+    "quiet_prefect",
+    "refuse",
+    "run",
+    "settings_for",
+    "short",
+    "user_errors",
+]
