@@ -1,6 +1,9 @@
 """A real `launchops launch` process killed with SIGKILL at random moments, then run again:
 every launch ends registered exactly once, with exactly one mint on the chain (counted by
-the sandbox's stats and read from the chain), whatever step the kill interrupted."""
+the sandbox's stats and read from the chain), whatever step the kill interrupted.
+
+Each kill waits for a step's state to appear in the journal, then a random few
+milliseconds more, so the kills spread over the steps however fast the machine is."""
 
 from __future__ import annotations
 
@@ -8,15 +11,18 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 
 from tests.support.pipeline import profile_env, stats, write_launch
 
 KILLS = 12
+TARGETS = ["validated", "created", "signed", "submitting", "submitted", "confirmed"]
 
 
 def launch_process(env, path) -> subprocess.Popen[str]:
@@ -40,6 +46,20 @@ def journal_state(env, key: str) -> str:
     return json.loads(answer.stdout)["state"] if answer.returncode == 0 else "(not recorded)"
 
 
+def wait_for_state(journal: Path, key: str, target: str, deadline: float) -> None:
+    """Until the launch is at `target` or past it (read straight from the SQLite file)."""
+    order = [*TARGETS, "registered"]
+    while time.monotonic() < deadline:
+        try:
+            with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=1) as db:
+                row = db.execute("select state from launches where key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            row = None
+        if row and row[0] in order and order.index(row[0]) >= order.index(target):
+            return
+        time.sleep(0.005)
+
+
 def test_sigkill_at_random_points_then_rerun(sandbox_factory, tmp_path):
     sandbox = sandbox_factory(slot_ms=150)
     env = profile_env(sandbox, tmp_path / "home")
@@ -48,19 +68,21 @@ def test_sigkill_at_random_points_then_rerun(sandbox_factory, tmp_path):
     for index in range(KILLS):
         key = f"kill-{index}"
         path = write_launch(tmp_path / "launches", f"{key}.yaml", key=key)
-        delay = rng.uniform(0.7, 2.1)
+        target, delay = TARGETS[index % len(TARGETS)], rng.uniform(0.0, 0.01)
+        journal = tmp_path / "home" / "sandbox" / "journal.db"
         process = launch_process(env, path)
+        wait_for_state(journal, key, target, time.monotonic() + 60)
         time.sleep(delay)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
         at_kill = journal_state(env, key)
         rerun = launch_process(env, path)
         out, err = rerun.communicate(timeout=180)
-        assert rerun.returncode == 0, f"{key} killed at {delay:.2f}s ({at_kill}): {err[-2000:]}"
+        assert rerun.returncode == 0, f"{key} killed at {target}+{delay:.2f}s: {err[-2000:]}"
         result = json.loads(out)
         assert result["state"] == "registered"
-        matrix.append((key, f"{delay:.2f}s", at_kill, result["attempts"], result["mint"]))
-    print("\nkill matrix (launch, kill after, journal state at kill, creates, mint):")
+        matrix.append((key, f"{target}+{delay:.2f}s", at_kill, result["attempts"], result["mint"]))
+    print("\nkill matrix (launch, killed at, journal state at kill, creates, mint):")
     for row in matrix:
         print("  " + "  ".join(str(c) for c in row))
     counts = stats(sandbox)["launches"]
