@@ -1,5 +1,5 @@
 """The sandbox's service: chain, store, registry, faults and stats behind one object that
-the HTTP layer (`app.py`) only translates to and from the wire."""
+the HTTP layer (`app.py`, `routes/`) only translates to and from the wire."""
 
 from __future__ import annotations
 

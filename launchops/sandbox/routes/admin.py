@@ -1,0 +1,73 @@
+"""The sandbox's own surface, outside `/v1` (its OpenAPI shows it under the tag `sandbox`):
+faults to inject, what was served, slots advanced by hand, agents seeded."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import JSONResponse
+
+from launchops.api.fields import Network
+from launchops.sandbox.faults import Faults
+from launchops.sandbox.routes.errors import envelope, not_a_key, public_key
+from launchops.sandbox.routes.state import Service
+
+router = APIRouter(prefix="/_sandbox", tags=["sandbox"])
+
+
+@router.get("/faults")
+async def get_faults(service: Service) -> dict[str, Any]:
+    return service.faults.model_dump()
+
+
+@router.put("/faults")
+async def put_faults(service: Service, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    try:
+        faults = Faults.model_validate({**service.faults.model_dump(), **body})
+    except ValueError as exc:
+        return envelope(400, "Invalid faults", [str(exc)])
+    service.set_faults(faults)
+    return JSONResponse(faults.model_dump())
+
+
+@router.get("/stats")
+async def stats(service: Service) -> dict[str, Any]:
+    chain = service.chain
+    return {
+        **service.stats.snapshot(),
+        "chain": {
+            "slot": chain.slot,
+            "transactions": len(chain.landed),
+            "dropped": len(chain.dropped),
+        },
+        "launches": service.launch_counts(),
+    }
+
+
+@router.post("/stats/reset")
+async def reset_stats(service: Service) -> dict[str, bool]:
+    service.stats.reset()
+    return {"success": True}
+
+
+@router.post("/advance")
+async def advance(
+    service: Service, slots: Annotated[int, Query(ge=1, le=10_000)] = 1
+) -> dict[str, int]:
+    service.chain.advance(slots)
+    return {"slot": service.chain.slot}
+
+
+@router.post("/seed")
+async def seed(
+    service: Service,
+    agents: Annotated[int, Query(ge=1, le=10_000)] = 10,
+    network: Network = Network.MAINNET,
+    owner: str | None = None,
+) -> JSONResponse:
+    owner_key = public_key(owner) if owner else None
+    if owner and owner_key is None:
+        return not_a_key("owner")
+    made = service.registry.seed(agents, network=network, owner=owner_key)
+    return JSONResponse({"success": True, "agents": [a["mintAddress"] for a in made]})
