@@ -304,10 +304,10 @@ class SandboxRefusal(LaunchOpsError):
 class LaunchRejected(SandboxRefusal):
     """A 400 of create or register: `error` for the envelope, `details` for its list."""
 
-    def __init__(self, error: str, details: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, error: str, details: list[Any] | None = None) -> None:
         super().__init__(error)
         self.error = error
-        self.details = details or []
+        self.details = details or []  # launchops.api.models.ErrorDetail each
 
 
 class RpcError(SandboxRefusal):

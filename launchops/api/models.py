@@ -324,9 +324,17 @@ class TokenResponse(WireModel):
 # ── Errors ──────────────────────────────────────────────────────────────────
 
 
+class ErrorDetail(WireModel):
+    """One problem in `details`, as the service's examples write it: where, and what."""
+
+    path: list[str | int]
+    message: str
+
+
 class ErrorEnvelope(WireModel):
     success: Literal[False] = False
     error: str
+    # The spec leaves the element shape open; ErrorDetail is the one its examples show.
     details: list[Any] | None = None
 
 
@@ -353,6 +361,7 @@ __all__ = [
     "Capabilities",
     "CreateLaunchRequest",
     "CreateLaunchResponse",
+    "ErrorDetail",
     "ErrorEnvelope",
     "ExternalLinks",
     "FundRequest",

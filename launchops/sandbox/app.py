@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match
 
+from launchops.api.models import ErrorDetail
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.pubsub import PubSub
 from launchops.sandbox.routes import admin, agents, launches, rpc, tokens
@@ -119,7 +120,7 @@ def _refused(status: int, name: str) -> JSONResponse:
         return envelope(status, "Too many requests", headers={"Retry-After": "1"})
     if status == 503:
         return envelope(status, "Service unavailable")
-    return envelope(status, "Injected failure", [{"path": [], "message": "fail_next"}])
+    return envelope(status, "Injected failure", [ErrorDetail(path=[], message="fail_next")])
 
 
 def _endpoint(scope: dict[str, Any]) -> str:

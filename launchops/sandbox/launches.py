@@ -33,7 +33,7 @@ from spl.token.models import InitializeMint2Params, MintToCheckedParams, SetAuth
 from launchops.api import programs as p
 from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
 from launchops.api.fields import base_units, iso_utc, whole_tokens
-from launchops.api.models import LaunchConfig
+from launchops.api.models import ErrorDetail, LaunchConfig
 from launchops.errors import LaunchRejected
 from launchops.sandbox.chain import Chain
 
@@ -83,12 +83,12 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
         raise LaunchRejected(
             "Validation failed",
             [
-                {
-                    "path": ["launch", "allocations"],
-                    "message": f"a finalized launch must allocate its whole supply: "
+                ErrorDetail(
+                    path=["launch", "allocations"],
+                    message=f"a finalized launch must allocate its whole supply: "
                     f"{whole_tokens(allocated, config.decimals)} of {config.supply} tokens "
                     "allocated",
-                }
+                )
             ],
         )
     blockhash, last_valid = chain.blockhash_for_new()
@@ -187,16 +187,16 @@ def verify_on_chain(chain: Chain, config: LaunchConfig, genesis: Pubkey, mint: P
     account = chain.account(genesis)
     if account is None or account.owner != p.GENESIS_PROGRAM:
         raise LaunchRejected("Genesis account not found on-chain")
-    problems: list[dict[str, Any]] = []
+    problems: list[ErrorDetail] = []
 
     def mismatch(path: str, message: str) -> None:
-        problems.append({"path": path.split("."), "message": message})
+        problems.append(ErrorDetail(path=path.split("."), message=message))
 
     mint_account = chain.account(mint)
     if mint_account is None or mint_account.owner != p.TOKEN_2022_PROGRAM:
         raise LaunchRejected(
             "On-chain state does not match the launch",
-            [{"path": ["mint"], "message": "mint account not found"}],
+            [ErrorDetail(path=["mint"], message="mint account not found")],
         )
     state = p.read_mint(bytes(mint_account.data))
     total = config.supply * 10**config.decimals

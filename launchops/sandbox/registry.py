@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,7 +20,15 @@ from solders.transaction import VersionedTransaction
 
 from launchops.api import programs as p
 from launchops.api.fields import Network, iso_utc, lamports
-from launchops.api.models import AgentsQuery, FundRequest, WithdrawRequest
+from launchops.api.models import (
+    AgentRecord,
+    AgentsPage,
+    AgentsQuery,
+    BlockhashInfo,
+    FundRequest,
+    TransactionResponse,
+    WithdrawRequest,
+)
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.store import SandboxStore
 
@@ -51,6 +60,13 @@ _WORDS = [
     "Zenith",
 ]
 _SKILLS = ("research", "trading", "support", "analytics", "translation", "scheduling", "audit")
+# GET /agents's boolean filters: the query's flag, and what an agent needs to pass it.
+_FILTERS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "active_only": lambda agent: bool(agent["isActive"]),
+    "has_agent_token": lambda agent: bool(agent["agentToken"]),
+    "has_services": lambda agent: bool((agent.get("metadata") or {}).get("services")),
+    "spotlight": lambda agent: bool(agent["spotlightedAt"]),
+}
 
 
 class Registry:
@@ -63,31 +79,27 @@ class Registry:
         record = self.store.get("agent", address)
         return record if record and record["network"] == network else None
 
-    def list(self, query: AgentsQuery) -> dict[str, Any]:
-        agents = [a for a in self.store.all("agent") if a["network"] == query.network]
-        if query.query:
-            needle = query.query.lower()
-            agents = [a for a in agents if needle in a["name"].lower()]
-        if query.active_only:
-            agents = [a for a in agents if a["isActive"]]
-        if query.has_agent_token:
-            agents = [a for a in agents if a["agentToken"]]
-        if query.has_services:
-            agents = [a for a in agents if (a.get("metadata") or {}).get("services")]
-        if query.spotlight:
-            agents = [a for a in agents if a["spotlightedAt"]]
+    def list(self, query: AgentsQuery) -> AgentsPage:
+        needle = (query.query or "").lower()
+        tests = [test for flag, test in _FILTERS.items() if getattr(query, flag)]
+        agents = [
+            a
+            for a in self.store.all("agent")
+            if a["network"] == query.network
+            and needle in a["name"].lower()
+            and all(test(a) for test in tests)
+        ]
         agents.sort(
             key=lambda a: (a["createdAt"], a["mintAddress"]), reverse=query.sort == "latest"
         )
-        total = len(agents)
         start = (query.page - 1) * query.page_size
-        return {
-            "agents": agents[start : start + query.page_size],
-            "total": total,
-            "page": query.page,
-            "pageSize": query.page_size,
-            "totalPages": -(-total // query.page_size),
-        }
+        return AgentsPage(
+            agents=[AgentRecord.model_validate(a) for a in agents[start : start + query.page_size]],
+            total=len(agents),
+            page=query.page,
+            page_size=query.page_size,
+            total_pages=-(-len(agents) // query.page_size),
+        )
 
     @staticmethod
     def card_etag(card: dict[str, Any]) -> str:
@@ -96,7 +108,7 @@ class Registry:
 
     # ── fund and withdraw ───────────────────────────────────────────────────
 
-    def build_fund(self, asset: Pubkey, body: FundRequest) -> tuple[bytes, str, int]:
+    def build_fund(self, asset: Pubkey, body: FundRequest) -> TransactionResponse:
         ixs = [
             transfer(
                 TransferParams(
@@ -109,7 +121,7 @@ class Registry:
         ]
         return self._unsigned(body.sender, ixs)
 
-    def build_withdraw(self, asset: Pubkey, body: WithdrawRequest) -> tuple[bytes, str, int]:
+    def build_withdraw(self, asset: Pubkey, body: WithdrawRequest) -> TransactionResponse:
         inner = transfer(
             TransferParams(
                 from_pubkey=p.agent_wallet(asset),
@@ -127,11 +139,14 @@ class Registry:
             return None
         return p.asset_owner(bytes(account.data))
 
-    def _unsigned(self, payer: Pubkey, ixs: list[Any]) -> tuple[bytes, str, int]:
+    def _unsigned(self, payer: Pubkey, ixs: list[Any]) -> TransactionResponse:
         blockhash, last_valid = self.chain.blockhash_for_new()
         message = MessageV0.try_compile(payer, ixs, [], blockhash)
         empty = [Signature.default()] * message.header.num_required_signatures
-        return bytes(VersionedTransaction.populate(message, empty)), str(blockhash), last_valid
+        return TransactionResponse(
+            tx=bytes(VersionedTransaction.populate(message, empty)),
+            blockhash=BlockhashInfo(blockhash=blockhash, last_valid_block_height=last_valid),
+        )
 
     # ── seeding ─────────────────────────────────────────────────────────────
 

@@ -1,5 +1,6 @@
 """The sandbox's service: chain, store, registry, faults and stats behind one object that
-the HTTP layer (`app.py`, `routes/`) only translates to and from the wire."""
+the HTTP layer (`app.py`, `routes/`) only translates to and from the wire. Its answers are
+the contract's models; the store's documents are dicts, read into models here."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from typing import Any
 
 from solders.pubkey import Pubkey
 
-from launchops.api.models import CreateLaunchRequest, LaunchConfig, RegisterLaunchRequest
+from launchops.api.models import (
+    BaseToken,
+    BlockhashInfo,
+    CreateLaunchRequest,
+    CreateLaunchResponse,
+    ErrorDetail,
+    LaunchConfig,
+    RegisterLaunchRequest,
+    RegisterLaunchResponse,
+    TokenData,
+)
 from launchops.sandbox import launches
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
@@ -83,7 +94,7 @@ class SandboxService:
 
     # ── launches ────────────────────────────────────────────────────────────
 
-    def create_launch(self, body: CreateLaunchRequest) -> dict[str, Any]:
+    def create_launch(self, body: CreateLaunchRequest) -> CreateLaunchResponse:
         config = body.launch
         built = launches.build_create(self.chain, config)
         self.store.put(
@@ -98,18 +109,17 @@ class SandboxService:
                 "createdAt": datetime.now(UTC).isoformat(),
             },
         )
-        return {
-            "success": True,
-            "transactions": [_b64(tx) for tx in built["transactions"]],
-            "blockhash": {
-                "blockhash": built["blockhash"],
-                "lastValidBlockHeight": built["last_valid_block_height"],
-            },
-            "mintAddress": built["mint"],
-            "genesisAccount": built["genesis"],
-        }
+        return CreateLaunchResponse(
+            transactions=built["transactions"],
+            blockhash=BlockhashInfo(
+                blockhash=built["blockhash"],
+                last_valid_block_height=built["last_valid_block_height"],
+            ),
+            mint_address=built["mint"],
+            genesis_account=built["genesis"],
+        )
 
-    def register_launch(self, body: RegisterLaunchRequest) -> dict[str, Any]:
+    def register_launch(self, body: RegisterLaunchRequest) -> RegisterLaunchResponse:
         genesis = str(body.genesis_account)
         created = self.store.get("create", genesis)
         if created is None or self.chain.account(body.genesis_account) is None:
@@ -117,19 +127,19 @@ class SandboxService:
         if created["network"] != str(body.network):
             raise LaunchRejected(
                 "Genesis account not found on-chain",
-                [{"path": ["network"], "message": f"the launch is on {created['network']}"}],
+                [ErrorDetail(path=["network"], message=f"the launch is on {created['network']}")],
             )
         differences = _differences(created["launch"], _canonical(body.launch))
         if differences:
             raise LaunchRejected("Launch does not match the launch that was created", differences)
         existing = self.store.get("registration", genesis)
         if existing is not None:
-            return {"success": True, "existing": True, **existing["answer"]}
+            return RegisterLaunchResponse.model_validate({**existing["answer"], "existing": True})
         mint = Pubkey.from_string(created["mint"])
         launches.verify_on_chain(self.chain, body.launch, body.genesis_account, mint)
         return self._list(body.launch, genesis, created["mint"])
 
-    def _list(self, config: LaunchConfig, genesis: str, mint: str) -> dict[str, Any]:
+    def _list(self, config: LaunchConfig, genesis: str, mint: str) -> RegisterLaunchResponse:
         key = f"{config.network}:{mint}"
         token = self.store.get("token", key) or {
             "id": launches.new_id("tok"),
@@ -153,20 +163,22 @@ class SandboxService:
         }
         self.store.put("token", key, token)
         self.store.put("registration", genesis, {"answer": answer, "mint": mint, "token": key})
-        return {"success": True, **answer}
+        return RegisterLaunchResponse.model_validate(answer)
 
-    def token(self, mint: str, network: str) -> dict[str, Any] | None:
+    def token(self, mint: str, network: str) -> TokenData | None:
         token = self.store.get("token", f"{network}:{mint}")
         if token is None:
             return None
         listed = [{**launch, "status": launches.status_now(launch)} for launch in token["launches"]]
         data = {key: token[key] for key in ("baseToken", "website", "socials")}
-        return {"launches": listed, **data}
+        return TokenData.model_validate({"launches": listed, **data})
 
-    def launch_page(self, launch_id: str) -> dict[str, Any] | None:
+    def launch_page(self, launch_id: str) -> BaseToken | None:
+        """The token a launch page shows, found by the launch's id."""
         for registration in self.store.all("registration"):
             if registration["answer"]["launch"]["id"] == launch_id:
-                return self.store.get("token", registration["token"])
+                token = self.store.get("token", registration["token"])
+                return BaseToken.model_validate(token["baseToken"]) if token else None
         return None
 
     def launch_counts(self) -> dict[str, int]:
@@ -187,16 +199,10 @@ def _canonical(config: LaunchConfig) -> dict[str, Any]:
     return config.model_dump(mode="json", by_alias=True, exclude=set(config.model_extra or {}))
 
 
-def _differences(created: dict[str, Any], given: dict[str, Any]) -> list[dict[str, Any]]:
+def _differences(created: dict[str, Any], given: dict[str, Any]) -> list[ErrorDetail]:
     keys = sorted(set(created) | set(given))
     return [
-        {"path": ["launch", key], "message": "differs from what was sent to create"}
+        ErrorDetail(path=["launch", key], message="differs from what was sent to create")
         for key in keys
         if created.get(key) != given.get(key)
     ]
-
-
-def _b64(raw: bytes) -> str:
-    import base64
-
-    return base64.b64encode(raw).decode()

@@ -14,6 +14,7 @@ from solders.transaction import VersionedTransaction
 from launchops.api import errors as e
 from launchops.api import programs as p
 from launchops.api.client import AsyncServiceClient, RetryPolicy
+from launchops.api.models import AgentRecord
 from tests.api import examples as ex
 from tests.support.solana import funded_keypair, launch_for, send_all
 
@@ -244,6 +245,24 @@ async def test_a_full_launch_makes_real_state_and_registers_once(client, rpc, ki
     assert len(token.launches) == 1 and token.launches[0].genesis_address == created.genesis_account
     assert token.base_token.symbol == config.symbol
     assert httpx.get(registered.launch.link).status_code == 200
+
+
+async def test_answers_keep_their_nulls_and_leave_out_what_was_never_set(client, rpc, sandbox):
+    creator = await funded_keypair(rpc)
+    config = launch_for(creator, externalLinks=None)
+    created = await client.create_launch(creator.pubkey(), config)
+    await send_all(rpc, created.transactions, creator)
+    body = {"genesisAccount": str(created.genesis_account), "launch": config.to_wire()}
+    registered = httpx.post(f"{sandbox.base_url}/launches/register", json=body).json()
+    assert list(registered) == ["success", "launch", "token"]  # no `existing` the first time
+    data = httpx.get(f"{sandbox.base_url}/tokens/{created.mint_address}").json()["data"]
+    assert data["website"] is None and data["socials"] == {}
+    launch = data["launches"][0]
+    assert launch["heroUrl"] is None and launch["graduatedAt"] is None
+    agents = httpx.get(f"{sandbox.base_url}/agents", params={"pageSize": 100}).json()["data"]
+    fields = {f.alias for f in AgentRecord.model_fields.values()}
+    assert all(fields <= set(agent) for agent in agents["agents"])  # "or null": never absent
+    assert any(agent["verifiedAt"] is None for agent in agents["agents"])
 
 
 async def test_register_before_sending_is_genesis_not_found(client, rpc):

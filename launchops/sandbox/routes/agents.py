@@ -3,14 +3,19 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from launchops.api.fields import Network
-from launchops.api.models import MAX_PAGE, AgentsQuery, FundRequest, WithdrawRequest
+from launchops.api.models import (
+    MAX_PAGE,
+    AgentsQuery,
+    FundRequest,
+    PaginatedAgentsResponse,
+    WithdrawRequest,
+)
 from launchops.sandbox.routes.errors import envelope, not_a_key, public_key
 from launchops.sandbox.routes.state import Service
 
@@ -47,7 +52,9 @@ async def list_agents(
         sort=sort,
         **{k: v == "true" for k, v in flags.items() if v is not None},
     )
-    return JSONResponse({"success": True, "data": service.registry.list(parsed)})
+    answer = PaginatedAgentsResponse(data=service.registry.list(parsed))
+    # Every field of every record, null included: the spec's AgentRecord says "or null".
+    return JSONResponse(answer.model_dump(mode="json", by_alias=True))
 
 
 @router.get("/v1/agents/{address}/agent-card.json")
@@ -62,6 +69,7 @@ async def agent_card(
     headers = {"ETag": etag, "Cache-Control": CARD_CACHE}
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
+    # Not through AgentCard: the spec returns the card exactly as stored, as the ETag hashes it.
     return JSONResponse(card, headers=headers)
 
 
@@ -74,7 +82,7 @@ async def fund(
         return not_a_key("address")
     if service.registry.agent(address, body.network) is None:
         return envelope(404, "Agent not found")
-    return _transaction(*service.registry.build_fund(asset, body))
+    return JSONResponse(service.registry.build_fund(asset, body).to_wire())
 
 
 @router.post("/v1/agents/{address}/withdraw")
@@ -89,14 +97,4 @@ async def withdraw(
         return envelope(404, "Agent not found")
     if owner != body.sender:
         return envelope(403, "Only the agent owner can withdraw funds")
-    return _transaction(*service.registry.build_withdraw(asset, body))
-
-
-def _transaction(tx: bytes, blockhash: str, last_valid: int) -> JSONResponse:
-    return JSONResponse(
-        {
-            "success": True,
-            "tx": base64.b64encode(tx).decode(),
-            "blockhash": {"blockhash": blockhash, "lastValidBlockHeight": last_valid},
-        }
-    )
+    return JSONResponse(service.registry.build_withdraw(asset, body).to_wire())

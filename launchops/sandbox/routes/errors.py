@@ -1,16 +1,17 @@
-"""The service's error answers: the `{success: false, error, details?}` envelope and the
-read endpoints' `{error: {message}}`."""
+"""The service's error answers, built from the contract's models: the `{success: false,
+error, details?}` envelope (`ErrorEnvelope`) and the read endpoints' `{error: {message}}`
+(`ReadError`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from solders.pubkey import Pubkey
 
 from launchops.api.fields import clean_loc, error_message
+from launchops.api.models import ErrorDetail, ErrorEnvelope, ReadError, ReadErrorMessage
 
 INVALID_INPUT = "Invalid input data"
 
@@ -18,24 +19,23 @@ INVALID_INPUT = "Invalid input data"
 def envelope(
     status: int,
     error: str,
-    details: list[Any] | None = None,
+    details: Sequence[ErrorDetail | str] | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """The envelope; `details` left out when there are none, as the spec's examples do."""
-    body: dict[str, Any] = {"success": False, "error": error}
-    if details:
-        body["details"] = details
-    response = JSONResponse(body, status_code=status)
+    body = ErrorEnvelope(error=error, details=list(details) if details else None)
+    response = JSONResponse(body.to_wire(), status_code=status)
     response.headers.update(headers or {})
     return response
 
 
 def read_error(status: int, message: str) -> JSONResponse:
     """The `{error: {message}}` shape the public service uses on its read endpoints."""
-    return JSONResponse({"error": {"message": message}}, status_code=status)
+    body = ReadError(error=ReadErrorMessage(message=message))
+    return JSONResponse(body.to_wire(), status_code=status)
 
 
-def validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
+def validation_details(exc: RequestValidationError) -> list[ErrorDetail]:
     """FastAPI's errors as the envelope's details: `{path: [...], message}` per problem."""
     body = getattr(exc, "body", None)
     details = []
@@ -44,7 +44,7 @@ def validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
         source = loc[0] if loc else None
         where = loc[1:] if source in ("body", "query", "path") else loc
         path = clean_loc(where, body if source == "body" else None)
-        details.append({"path": list(path), "message": error_message(error)})
+        details.append(ErrorDetail(path=list(path), message=error_message(error)))
     return details
 
 
@@ -57,5 +57,5 @@ def public_key(text: str) -> Pubkey | None:
 
 
 def not_a_key(field: str) -> JSONResponse:
-    details = [{"path": [field], "message": "must be a base58 public key"}]
-    return envelope(400, INVALID_INPUT, details)
+    detail = ErrorDetail(path=[field], message="must be a base58 public key")
+    return envelope(400, INVALID_INPUT, [detail])

@@ -17,14 +17,14 @@ router = APIRouter(tags=["launches"])
 
 @router.post("/v1/launches/create")
 async def create(service: Service, body: Annotated[CreateLaunchRequest, Body()]) -> JSONResponse:
-    return JSONResponse(service.create_launch(body))
+    return JSONResponse(service.create_launch(body).to_wire())
 
 
 @router.post("/v1/launches/register")
 async def register(
     service: Service, body: Annotated[RegisterLaunchRequest, Body()]
 ) -> JSONResponse:
-    return JSONResponse(service.register_launch(body))
+    return JSONResponse(service.register_launch(body).to_wire())
 
 
 @router.get("/launch/{launch_id}", include_in_schema=False)
@@ -32,10 +32,9 @@ async def launch_page(service: Service, launch_id: str) -> Response:
     token = service.launch_page(launch_id)
     if token is None:
         return HTMLResponse("<h1>Launch not found</h1>", status_code=404)
-    base = token["baseToken"]
-    name, symbol = html.escape(base["name"] or ""), html.escape(base["symbol"] or "")
+    name, symbol = html.escape(token.name), html.escape(token.symbol)
     return HTMLResponse(
         f"<!doctype html><title>{name}</title><h1>{name} ({symbol})</h1>"
-        f"<p>{html.escape(base['description'] or '')}</p>"
-        f"<p>Mint <code>{base['address']}</code> · sandbox launch {launch_id}</p>"
+        f"<p>{html.escape(token.description)}</p>"
+        f"<p>Mint <code>{token.address}</code> · sandbox launch {launch_id}</p>"
     )

@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from launchops.api.fields import Network
+from launchops.api.models import TokenResponse
 from launchops.sandbox.routes.errors import read_error
 from launchops.sandbox.routes.state import Service
 
@@ -20,4 +21,6 @@ async def token(
     data = service.token(token_address, network)
     if data is None:
         return read_error(404, "Token not found")
-    return JSONResponse({"data": data})
+    # The listing's fields as stored, nulls kept (heroUrl, graduatedAt, website), socials
+    # only those the launch gave: `to_wire` would drop the nulls, a full dump add socials'.
+    return JSONResponse(TokenResponse(data=data).to_json_echo())
