@@ -231,15 +231,6 @@ class Chain:
             "confirmationStatus": level,
         }
 
-    def waiting(self) -> bool:
-        """Whether anything needs a slot to happen (a queued or not yet final transaction)."""
-        if self.pending:
-            return True
-        return any(self.slot - t.slot < FINALIZED_DEPTH for t in self._recent())
-
-    def _recent(self) -> list[Landed]:
-        return [t for t in list(self.landed.values())[-64:]]
-
     # ── accounts ────────────────────────────────────────────────────────────
 
     def account(self, key: Pubkey) -> Account | None:

@@ -167,12 +167,6 @@ class Sandbox:
         if self.service is not None:
             self.service.store.close()
 
-    def run_in_loop(self, fn: Any, *args: Any) -> Any:
-        """Call `fn(*args)` on the sandbox's loop (its chain is not thread-safe) and wait."""
-        assert self._loop is not None
-        future: Any = asyncio.run_coroutine_threadsafe(_call(fn, *args), self._loop)
-        return future.result(timeout=30)
-
     def __enter__(self) -> Sandbox:
         return self.start()
 
@@ -197,7 +191,3 @@ class Sandbox:
                 sock.close()
             if self.service is not None:
                 self.service.store.close()
-
-
-async def _call(fn: Any, *args: Any) -> Any:
-    return fn(*args)
