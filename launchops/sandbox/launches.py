@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import MessageV0, to_bytes_versioned
 from solders.pubkey import Pubkey
@@ -75,7 +76,6 @@ def plan_buckets(config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> list[Bu
 def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
     """The transactions of a launch, partly signed, and what the service records of it."""
     total = config.supply * 10**config.decimals
-    creator = config.public_key
     mint, genesis = Keypair(), Keypair()
     buckets = plan_buckets(config, genesis.pubkey(), mint.pubkey())
     allocated = sum(b.amount for b in buckets)
@@ -92,52 +92,79 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
             ],
         )
     blockhash, last_valid = chain.blockhash_for_new()
+    creator = config.public_key
+    first = _mint_and_genesis(chain, config, mint.pubkey(), genesis.pubkey())
+    messages = [MessageV0.try_compile(creator, first, [], blockhash)]
+    tails = _bucket_funding(config, buckets, mint.pubkey())
+    messages += [MessageV0.try_compile(creator, ixs, [], blockhash) for ixs in tails if ixs]
+    transactions = [bytes(partly_signed(messages[0], [mint, genesis]))]
+    transactions += [bytes(partly_signed(m, [])) for m in messages[1:]]
+    return {
+        "transactions": transactions,
+        "blockhash": str(blockhash),
+        "last_valid_block_height": last_valid,
+        "mint": str(mint.pubkey()),
+        "genesis": str(genesis.pubkey()),
+    }
+
+
+def _mint_and_genesis(
+    chain: Chain, config: LaunchConfig, mint: Pubkey, genesis: Pubkey
+) -> list[Instruction]:
+    """The first transaction's work: the mint with its metadata, and the genesis account."""
+    creator = config.public_key
     mint_space = p.METADATA_POINTER_MINT_SIZE
     full_size = mint_space + p.metadata_size(config.name, config.symbol, config.image)
-    first = [
+    return [
         create_account(
             CreateAccountParams(
                 from_pubkey=creator,
-                to_pubkey=mint.pubkey(),
+                to_pubkey=mint,
                 lamports=chain.rent_exempt(full_size),
                 space=mint_space,
                 owner=p.TOKEN_2022_PROGRAM,
             )
         ),
-        p.metadata_pointer_initialize(mint.pubkey(), creator),
+        p.metadata_pointer_initialize(mint, creator),
         initialize_mint2(
             InitializeMint2Params(
                 program_id=p.TOKEN_2022_PROGRAM,
-                mint=mint.pubkey(),
+                mint=mint,
                 decimals=config.decimals,
                 mint_authority=creator,
                 freeze_authority=None,
             )
         ),
-        p.metadata_initialize(
-            mint.pubkey(), creator, creator, config.name, config.symbol, config.image
-        ),
+        p.metadata_initialize(mint, creator, creator, config.name, config.symbol, config.image),
         create_account(
             CreateAccountParams(
                 from_pubkey=creator,
-                to_pubkey=genesis.pubkey(),
+                to_pubkey=genesis,
                 lamports=chain.rent_exempt(p.GENESIS_ACCOUNT_SPACE),
                 space=p.GENESIS_ACCOUNT_SPACE,
                 owner=p.GENESIS_PROGRAM,
             )
         ),
     ]
+
+
+def _bucket_funding(
+    config: LaunchConfig, buckets: list[Bucket], mint: Pubkey
+) -> list[list[Instruction]]:
+    """The later transactions' work: each bucket's token account, minted its supply,
+    BUCKETS_PER_TX buckets a transaction; a finalized launch's last one revokes the mint."""
+    creator = config.public_key
     bucket_ixs = []
     for bucket in buckets:
         bucket_ixs.append(
             [
                 create_idempotent_associated_token_account(
-                    creator, bucket.owner, mint.pubkey(), p.TOKEN_2022_PROGRAM
+                    creator, bucket.owner, mint, p.TOKEN_2022_PROGRAM
                 ),
                 mint_to_checked(
                     MintToCheckedParams(
                         program_id=p.TOKEN_2022_PROGRAM,
-                        mint=mint.pubkey(),
+                        mint=mint,
                         dest=bucket.account,
                         mint_authority=creator,
                         amount=bucket.amount,
@@ -153,24 +180,14 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
             set_authority(
                 SetAuthorityParams(
                     program_id=p.TOKEN_2022_PROGRAM,
-                    account=mint.pubkey(),
+                    account=mint,
                     authority=AuthorityType.MINT_TOKENS,
                     current_authority=creator,
                     new_authority=None,
                 )
             )
         )
-    messages = [MessageV0.try_compile(creator, first, [], blockhash)]
-    messages += [MessageV0.try_compile(creator, ixs, [], blockhash) for ixs in tails if ixs]
-    transactions = [bytes(partly_signed(messages[0], [mint, genesis]))]
-    transactions += [bytes(partly_signed(m, [])) for m in messages[1:]]
-    return {
-        "transactions": transactions,
-        "blockhash": str(blockhash),
-        "last_valid_block_height": last_valid,
-        "mint": str(mint.pubkey()),
-        "genesis": str(genesis.pubkey()),
-    }
+    return tails
 
 
 def partly_signed(message: MessageV0, keypairs: list[Keypair]) -> VersionedTransaction:
