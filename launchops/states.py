@@ -106,11 +106,17 @@ MACHINES = {
 
 # ── what the rest of launchops asks, derived from the table ─────────────────
 
+
+def terminal(kind: Kind = Kind.LAUNCH) -> frozenset[LaunchState]:
+    """Where a run stops: nothing more happens without a person or the registration retry."""
+    return frozenset(
+        s for s, t in MACHINES[kind].items() if t.driver not in (D.RUN, D.CREATE_AGAIN)
+    )
+
+
+TERMINAL = terminal(Kind.LAUNCH)
+# A run (`launchops resume`) continues from these at once.
 RESUMABLE = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.RUN)
-# Where a run stops: nothing more happens to the launch without a person or the retry.
-TERMINAL = frozenset(
-    s for s, t in LAUNCH_MACHINE.items() if t.driver not in (D.RUN, D.CREATE_AGAIN)
-)
 NEEDS_A_PERSON = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.PERSON)
 # Landed but not registered: what the registration retry takes.
 REGISTRABLE = frozenset(
@@ -146,5 +152,6 @@ __all__ = [
     "Step",
     "Transition",
     "done",
+    "terminal",
     "transition",
 ]

@@ -11,23 +11,19 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from launchops.api.fields import (
+from launchops.api.amounts import (
     MAX_SECONDS,
     YEAR_SECONDS,
     Bps,
     Integer,
-    PublicKey,
     QuoteAmount,
     QuoteAmountOrZero,
     Seconds,
-    Text,
     TimeOffset,
-    Timestamp,
     TokenAmount,
     TokenAmountOrZero,
-    WireModel,
-    rule,
 )
+from launchops.api.fields import PublicKey, Text, Timestamp, WireModel, rule
 
 # ── Conditions ──────────────────────────────────────────────────────────────
 

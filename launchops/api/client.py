@@ -9,12 +9,9 @@ create whose answer was lost (unsigned, it can never land).
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -22,17 +19,11 @@ import pydantic
 from solders.pubkey import Pubkey
 
 from launchops import __version__
+from launchops.api.cards import CachedCard, CardCache, FileCardCache, MemoryCardCache
 from launchops.api.errors import (
-    APIStatusError,
-    BadRequestError,
-    ForbiddenError,
     InvalidInputError,
     NetworkError,
-    NotFoundError,
-    RateLimitedError,
     RequestTimeoutError,
-    ServerError,
-    UnexpectedResponseError,
 )
 from launchops.api.fields import Network, problems_of
 from launchops.api.models import (
@@ -52,6 +43,7 @@ from launchops.api.models import (
     TransactionResponse,
     WithdrawRequest,
 )
+from launchops.api.responses import error_from_response, json_body, parse, parse_body
 from launchops.retries import SERVICE_CALLS, RetryPolicy
 
 __all__ = [
@@ -70,61 +62,6 @@ M = TypeVar("M", bound=pydantic.BaseModel)
 P = ParamSpec("P")
 R = TypeVar("R")
 Address = Pubkey | str
-
-
-@dataclass(frozen=True)
-class CachedCard:
-    etag: str
-    card: dict[str, Any]
-
-
-class CardCache(Protocol):
-    """Where agent cards are kept with their ETag, for conditional requests."""
-
-    def get(self, key: str) -> CachedCard | None: ...
-    def put(self, key: str, entry: CachedCard) -> None: ...
-
-
-class MemoryCardCache:
-    def __init__(self) -> None:
-        self._entries: dict[str, CachedCard] = {}
-
-    def get(self, key: str) -> CachedCard | None:
-        return self._entries.get(key)
-
-    def put(self, key: str, entry: CachedCard) -> None:
-        self._entries[key] = entry
-
-
-class FileCardCache:
-    """Cards and their ETags kept in a JSON file, so a later process can send If-None-Match."""
-
-    def __init__(self, path: Any) -> None:
-        from pathlib import Path
-
-        self.path = Path(path)
-
-    def _load(self) -> dict[str, Any]:
-        import json
-
-        try:
-            return json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
-
-    def get(self, key: str) -> CachedCard | None:
-        entry = self._load().get(key)
-        return CachedCard(entry["etag"], entry["card"]) if isinstance(entry, dict) else None
-
-    def put(self, key: str, entry: CachedCard) -> None:
-        import json
-
-        entries = self._load()
-        entries[key] = {"etag": entry.etag, "card": entry.card}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(entries))
-        temporary.replace(self.path)
 
 
 class AsyncServiceClient:
@@ -203,7 +140,7 @@ class AsyncServiceClient:
             spotlight=spotlight,
         ).to_params()
         response = await self._call("GET", "agents", params=params)
-        return _parse(PaginatedAgentsResponse, response).data
+        return parse(PaginatedAgentsResponse, response).data
 
     async def iter_agents(
         self, *, page_size: int = 100, **filters: Any
@@ -230,8 +167,8 @@ class AsyncServiceClient:
         response = await self._call("GET", path, params={"network": net}, headers=headers)
         if response.status_code == 304 and cached:
             return AgentCard.model_validate(cached.card)
-        body = _json(response)
-        card = _parse_body(AgentCard, body, response)
+        body = json_body(response)
+        card = parse_body(AgentCard, body, response)
         if etag := response.headers.get("ETag"):
             self.card_cache.put(key, CachedCard(etag=etag, card=body))
         return card
@@ -250,7 +187,7 @@ class AsyncServiceClient:
             FundRequest, sender=sender, amount=amount, memo=memo, network=network or self.network
         )
         response = await self._call("POST", f"agents/{_segment(address)}/fund", json=body.to_wire())
-        return _parse(TransactionResponse, response)
+        return parse(TransactionResponse, response)
 
     async def build_withdraw_tx(
         self,
@@ -266,7 +203,7 @@ class AsyncServiceClient:
         )
         path = f"agents/{_segment(address)}/withdraw"
         response = await self._call("POST", path, json=body.to_wire())
-        return _parse(TransactionResponse, response)
+        return parse(TransactionResponse, response)
 
     # ── launches ────────────────────────────────────────────────────────────
 
@@ -275,7 +212,7 @@ class AsyncServiceClient:
         lost was never signed, so it can never land."""
         body = _validated(CreateLaunchRequest, wallet=wallet, launch=launch)
         response = await self._call("POST", "launches/create", json=body.to_wire())
-        return _parse(CreateLaunchResponse, response)
+        return parse(CreateLaunchResponse, response)
 
     async def register_launch(
         self,
@@ -293,13 +230,13 @@ class AsyncServiceClient:
             twitter_verification_token=twitter_verification_token,
         )
         response = await self._call("POST", "launches/register", json=body.to_wire())
-        return _parse(RegisterLaunchResponse, response)
+        return parse(RegisterLaunchResponse, response)
 
     async def get_token(self, mint: Address, *, network: Network | str | None = None) -> TokenData:
         """Every launch of a token, with its base token metadata and socials."""
         params = {"network": str(Network(network or self.network))}
         response = await self._call("GET", f"tokens/{_segment(mint)}", params=params)
-        return _parse(TokenResponse, response).data
+        return parse(TokenResponse, response).data
 
     # ── transport ───────────────────────────────────────────────────────────
 
@@ -389,99 +326,6 @@ async def _make_client(base_url: str, kwargs: dict[str, Any]) -> AsyncServiceCli
 
 
 # ── answers ─────────────────────────────────────────────────────────────────
-
-_STATUS_ERRORS: dict[int, type[APIStatusError]] = {
-    400: BadRequestError,
-    403: ForbiddenError,
-    404: NotFoundError,
-    429: RateLimitedError,
-}
-
-
-def error_from_response(response: httpx.Response) -> APIStatusError:
-    """The typed error for an error answer, with the service's text and details."""
-    status = response.status_code
-    try:
-        body: Any = response.json()
-    except ValueError:
-        body = response.text[:2000] or None
-    error, details = _error_text(body, status)
-    cls = _STATUS_ERRORS.get(status) or (ServerError if status >= 500 else UnexpectedResponseError)
-    where = {"method": response.request.method, "url": str(response.request.url)}
-    if cls is RateLimitedError:
-        retry_after = _retry_after(response.headers.get("Retry-After"))
-        return RateLimitedError(
-            status, error, retry_after=retry_after, details=details, body=body, **where
-        )
-    return cls(status, error, details=details, body=body, **where)
-
-
-def _error_text(body: Any, status: int) -> tuple[str, list[Any]]:
-    if isinstance(body, dict):
-        error = body.get("error")
-        details = body.get("details")
-        details = details if isinstance(details, list) else []
-        if isinstance(error, str):
-            return error, details
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"], details
-        if isinstance(body.get("message"), str):
-            return body["message"], details
-    if isinstance(body, str) and body.strip():
-        return body.strip()[:300], []
-    return httpx.codes.get_reason_phrase(status) or f"HTTP {status}", []
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _json(response: httpx.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        raise _unexpected(response, "the answer is not JSON", response.text[:500]) from None
-
-
-def _parse(model: type[M], response: httpx.Response) -> M:
-    return _parse_body(model, _json(response), response)
-
-
-def _parse_body(model: type[M], body: Any, response: httpx.Response) -> M:
-    if isinstance(body, dict) and body.get("success") is False:
-        error, details = _error_text(body, response.status_code)
-        raise _unexpected(response, error, body, details)
-    try:
-        return model.model_validate(body)
-    except pydantic.ValidationError as exc:
-        found = problems_of(exc, body)[:5]
-        problems = "; ".join(f"{field}: {message}" for field, message in found)
-        error = f"answer does not match {model.__name__}: {problems}"
-        raise _unexpected(response, error, body) from None
-
-
-def _unexpected(
-    response: httpx.Response, error: str, body: Any, details: list[Any] | None = None
-) -> UnexpectedResponseError:
-    request = response.request
-    return UnexpectedResponseError(
-        response.status_code,
-        error,
-        details=details,
-        body=body,
-        method=request.method,
-        url=str(request.url),
-    )
 
 
 def _validated(model: type[M], **values: Any) -> M:

@@ -19,24 +19,19 @@ from launchops.api.allocations import (
     PresaleAllocation,
     RaydiumLP,
 )
+from launchops.api.amounts import Decimals, Integer, SolAmount, Supply, base_units, whole_tokens
 from launchops.api.fields import (
     U64_MAX,
     Base64Bytes,
     Blockhash,
-    Decimals,
     HttpUrl,
     ImageUrl,
-    Integer,
     Network,
     PublicKey,
-    SolAmount,
-    Supply,
     Text,
     Timestamp,
     WireModel,
-    base_units,
     rule,
-    whole_tokens,
 )
 
 WRAPPED_SOL_MINT = Pubkey.from_string("So11111111111111111111111111111111111111112")

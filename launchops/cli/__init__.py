@@ -14,11 +14,11 @@ from launchops import __version__
 from launchops.cli import (  # noqa: F401 - transfers registers its commands on agents_app
     batches,
     launches,
+    sandbox,
     schedules,
     service,
     transfers,
 )
-from launchops.sandbox import cli as sandbox_cli
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -30,7 +30,7 @@ app = typer.Typer(
 )
 app.add_typer(service.agents_app, name="agents")
 app.add_typer(service.tokens_app, name="tokens")
-app.add_typer(sandbox_cli.app, name="sandbox")
+app.add_typer(sandbox.app, name="sandbox")
 launches.install(app)
 batches.install(app)
 schedules.install(app)

@@ -74,6 +74,7 @@ def _when(value: Any) -> str:
 # ── agents ──────────────────────────────────────────────────────────────────
 
 
+# Long for its options: one typer option a filter of GET /agents.
 @agents_app.command("list")
 def agents_list(
     query: Annotated[str | None, typer.Option(help="Free-text search over agent names.")] = None,

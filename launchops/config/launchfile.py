@@ -10,44 +10,34 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pydantic
-import yaml
 from pydantic import Field, field_validator, model_validator
 from solders.pubkey import Pubkey
 
 from launchops.api.allocations import (
     Allocation,
-    LaunchpoolAllocation,
-    LockedAllocation,
-    PresaleAllocation,
-    TimeAbsolute,
 )
-from launchops.api.errors import LaunchFileError, Problem
+from launchops.api.amounts import Decimals, Supply
+from launchops.api.errors import LaunchFileError
 from launchops.api.fields import (
-    Decimals,
     HttpUrl,
     ImageUrl,
     Network,
     PublicKey,
-    Supply,
     Text,
-    WireModel,
-    base_units,
     clean_loc,
     error_message,
     field_path,
-    whole_tokens,
 )
 from launchops.api.models import USDC_MINTS, WRAPPED_SOL_MINT, LaunchConfig
-from launchops.config.files import parse_yaml, read_text
+from launchops.config.reader import FileReader
 from launchops.config.recipes import (
     RECIPE_DECIMALS,
     RECIPE_SUPPLY,
@@ -55,6 +45,7 @@ from launchops.config.recipes import (
     PresaleRecipe,
     StrictModel,
 )
+from launchops.config.rules import check_profile, check_rules, unknown_fields
 
 LAUNCH_FILE_SUFFIXES = (".yaml", ".yml")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -122,6 +113,13 @@ class LaunchFile(StrictModel):
             raise _rule("form", "type, decimals and supply go with allocations:; recipes fix them")
         return self
 
+    @property
+    def form(self) -> str:
+        """Which form the file takes: `launchpool`, `presale` or `allocations`."""
+        if self.allocations is not None:
+            return "allocations"
+        return "launchpool" if self.launchpool is not None else "presale"
+
     def compile(self, wallet: Pubkey, network: Network) -> LaunchConfig:
         """The spec's launch configuration of this file."""
         if self.launchpool is not None:
@@ -188,74 +186,6 @@ def launch_key(config: LaunchConfig, given: str | None) -> str:
 # ── loading ─────────────────────────────────────────────────────────────────
 
 
-class _Reader:
-    """One file's text, its parsed data, and the line of every field in it."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.name = str(path)
-        self.lines: dict[tuple[Any, ...], int] = {}
-        self.problems: list[Problem] = []
-
-    def problem(self, field: str, message: str, loc: tuple[Any, ...] = ()) -> None:
-        self.problems.append(Problem(self.name, self.line_of(loc), field, message))
-
-    def line_of(self, loc: tuple[Any, ...]) -> int | None:
-        while loc:
-            if loc in self.lines:
-                return self.lines[loc]
-            loc = loc[:-1]
-        return self.lines.get((), None)
-
-    def read(self) -> dict[str, Any] | None:
-        try:
-            node, data = parse_yaml(self.path, read_text(self.path))
-        except LaunchFileError as exc:
-            self.problems.extend(exc.file_problems)
-            return None
-        if node is not None:
-            self._index(node, ())
-        if not isinstance(data, dict):
-            kind = "empty" if data is None else f"a {type(data).__name__}"
-            self.problem("(file)", f"must be a mapping of launch fields, not {kind}")
-            return None
-        if not all(isinstance(k, str) for k in data):
-            self.problem("(file)", "every key must be text")
-            return None
-        return self._expand(data, ())
-
-    def _index(self, node: yaml.Node, loc: tuple[Any, ...]) -> None:
-        self.lines.setdefault(loc, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                key = (*loc, key_node.value)
-                self.lines[key] = key_node.start_mark.line + 1
-                self._index(value_node, key)
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                self._index(item, (*loc, index))
-
-    def _expand(self, value: Any, loc: tuple[Any, ...]) -> Any:
-        if isinstance(value, dict):
-            return {k: self._expand(v, (*loc, k)) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._expand(v, (*loc, i)) for i, v in enumerate(value)]
-        if isinstance(value, str) and "${" in value:
-
-            def substitute(match: re.Match[str]) -> str:
-                name, default = match.group(1), match.group(2)
-                found = os.environ.get(name, default)
-                if found is None:
-                    self.problem(field_path(loc), f"uses ${{{name}}}, which is not set", loc)
-                    return ""
-                return found
-
-            return _ENV.sub(substitute, value)
-        if isinstance(value, datetime) and value.tzinfo is None:
-            return value.replace(tzinfo=UTC)  # YAML times without a zone are read as UTC
-        return value
-
-
 def load_launch_file(
     path: Path,
     *,
@@ -269,54 +199,24 @@ def load_launch_file(
     `wallet` is the profile's key (the creator); `network` the profile's, enforced when
     `pinned_network`; `now` turns on the "not in the past" rule (None: a resumed launch).
     """
-    reader = _Reader(path)
-    data = reader.read()
-    if data is None:
-        raise LaunchFileError(reader.problems)
-    try:
-        parsed = LaunchFile.model_validate(data)
-    except pydantic.ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            loc = clean_loc(tuple(error["loc"]), data)
-            reader.problem(field_path(loc), error_message(error), loc)
-        raise LaunchFileError(reader.problems) from None
-    _unknown_fields(parsed, (), reader)
-    if parsed.wallet is not None and wallet is not None and parsed.wallet != wallet:
-        reader.problem(
-            "wallet",
-            f"is {parsed.wallet}, but the profile's key is {wallet}: they must match",
-            ("wallet",),
-        )
-    if (
-        parsed.network is not None
-        and pinned_network
-        and network is not None
-        and parsed.network != network
-    ):
-        reader.problem(
-            "network", f"is {parsed.network}, but the profile sends to {network}", ("network",)
-        )
+    reader = FileReader(path)
+    parsed = _parsed(reader)
+    unknown_fields(parsed, (), reader)
+    check_profile(reader, parsed.wallet, parsed.network, wallet, network, pinned_network)
+    _raise_if_any(reader)
     creator = wallet or parsed.wallet
-    if creator is None:
-        reader.problem("wallet", "is required when no profile key is known (give wallet:)", ())
-    if reader.problems:
-        raise LaunchFileError(reader.problems)
     assert creator is not None
-    chosen = parsed.network or network or Network.MAINNET
+    form = parsed.form
     try:
-        config = parsed.compile(creator, chosen)
+        config = parsed.compile(creator, parsed.network or network or Network.MAINNET)
     except (pydantic.ValidationError, ValueError) as exc:
         errors = exc.errors(include_url=False) if isinstance(exc, pydantic.ValidationError) else []
         for error in errors or [{"loc": (), "msg": str(exc), "type": "value_error"}]:
-            form = (
-                "allocations" if parsed.allocations is not None else (parsed.type or "launchpool")
-            )
             loc = (form, *clean_loc(tuple(error["loc"]), None)[1:])
             reader.problem(field_path(loc), error_message(error), loc)
         raise LaunchFileError(reader.problems) from None
-    _check_rules(config, parsed, reader, now)
-    if reader.problems:
-        raise LaunchFileError(reader.problems)
+    check_rules(config, form, reader, now)
+    _raise_if_any(reader)
     return LaunchPlan(
         key=launch_key(config, parsed.id),
         config=config,
@@ -326,93 +226,30 @@ def load_launch_file(
     )
 
 
+def _parsed(reader: FileReader) -> LaunchFile:
+    data = reader.read()
+    if data is None:
+        raise LaunchFileError(reader.problems)
+    try:
+        return LaunchFile.model_validate(data)
+    except pydantic.ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            loc = clean_loc(tuple(error["loc"]), data)
+            reader.problem(field_path(loc), error_message(error), loc)
+        raise LaunchFileError(reader.problems) from None
+
+
+def _raise_if_any(reader: FileReader) -> None:
+    if reader.problems:
+        raise LaunchFileError(reader.problems)
+
+
 def launch_files(target: Path) -> list[Path]:
     """A file, or every launch file (*.yaml, *.yml but profiles.yaml) below a folder, sorted."""
     if target.is_dir():
         found = (p for p in target.rglob("*") if p.suffix in LAUNCH_FILE_SUFFIXES and p.is_file())
         return sorted(p for p in found if p.stem != "profiles")
     return [target]
-
-
-def _unknown_fields(model: Any, loc: tuple[Any, ...], reader: _Reader) -> None:
-    """Raw allocations use the contract's models, which keep unknown fields: flag them."""
-    if isinstance(model, WireModel):
-        for name in model.model_extra or {}:
-            reader.problem(field_path((*loc, name)), "is not a known field", (*loc, name))
-        for name, field in type(model).model_fields.items():
-            _unknown_fields(getattr(model, name), (*loc, field.alias or name), reader)
-    elif isinstance(model, list):
-        for index, item in enumerate(model):
-            _unknown_fields(item, (*loc, index), reader)
-
-
-def _check_rules(
-    config: LaunchConfig, parsed: LaunchFile, reader: _Reader, now: datetime | None
-) -> None:
-    """Common sense beyond the models: whole supply, times in order and ahead."""
-    form = (
-        "allocations"
-        if parsed.allocations is not None
-        else ("launchpool" if parsed.launchpool else "presale")
-    )
-    allocated = sum(base_units(b.supply, config.decimals) for b in config.buckets())
-    total = config.supply * 10**config.decimals
-    if config.finalize and allocated != total:
-        got = whole_tokens(allocated, config.decimals)
-        message = f"a finalized launch must allocate its whole supply: {got} of {config.supply}"
-        reader.problem(form, f"{message} tokens allocated", (form,))
-    for index, allocation in enumerate(config.allocations):
-        where = (form, index) if form == "allocations" else (form,)
-        settings: Any = None
-        if isinstance(allocation, LaunchpoolAllocation):
-            settings = allocation.launchpool_v2
-        elif isinstance(allocation, PresaleAllocation):
-            settings = allocation.presale_v2
-        if settings is not None:
-            start = _time(settings.deposit_start_condition)
-            end = _time(settings.deposit_end_condition)
-            claim = _time(settings.claim_start_condition)
-            if start and end and end <= start:
-                reader.problem(
-                    field_path(where), "the deposit window must end after it starts", where
-                )
-            if end and claim and claim < end:
-                reader.problem(
-                    field_path(where), "claims must not start before deposits end", where
-                )
-            if now and start and start <= now:
-                reader.problem(
-                    field_path(where),
-                    f"the deposit start {start.isoformat()} is in the past",
-                    (*where, "depositStartTime") if form != "allocations" else where,
-                )
-            deposit_end = end
-        if isinstance(allocation, LockedAllocation):
-            vesting = allocation.locked_v2.vesting.start_time
-            deposit_end = _deposit_end(config)
-            if deposit_end and vesting < deposit_end:
-                loc = (form, "lockedAllocations") if form == "launchpool" else (form, index)
-                reader.problem(
-                    field_path(loc),
-                    f"vesting of {allocation.name!r} starts before deposits end",
-                    loc,
-                )
-
-
-def _deposit_end(config: LaunchConfig) -> datetime | None:
-    for allocation in config.allocations:
-        if isinstance(allocation, LaunchpoolAllocation | PresaleAllocation):
-            settings: Any = (
-                allocation.launchpool_v2
-                if isinstance(allocation, LaunchpoolAllocation)
-                else allocation.presale_v2
-            )
-            return _time(settings.deposit_end_condition)
-    return None
-
-
-def _time(condition: Any) -> datetime | None:
-    return condition.timestamp if isinstance(condition, TimeAbsolute) else None
 
 
 def schema() -> Mapping[str, Any]:

@@ -41,17 +41,8 @@ from launchops.api.allocations import (
     check_duration,
     graduation,
 )
-from launchops.api.fields import (
-    Integer,
-    PublicKey,
-    QuoteAmount,
-    Text,
-    Timestamp,
-    TokenAmount,
-    WireModel,
-    iso_utc,
-    rule,
-)
+from launchops.api.amounts import Integer, QuoteAmount, TokenAmount
+from launchops.api.fields import PublicKey, Text, Timestamp, WireModel, iso_utc, rule
 
 RECIPE_SUPPLY = 1_000_000_000
 RECIPE_DECIMALS = 6

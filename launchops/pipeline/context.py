@@ -30,7 +30,8 @@ from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.profiles import Profile
 from launchops.errors import LeaseLost, SandboxPortTaken
-from launchops.journal.store import Journal, LaunchRecord
+from launchops.journal.records import LaunchRecord
+from launchops.journal.store import Journal
 
 LEASE_SECONDS = 60.0
 SANDBOX_FUNDING = 100 * 10**9

@@ -23,7 +23,17 @@ from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import LAUNCH_STEPS, StepFunction
 from launchops.pipeline.transfers import TRANSFER_STEPS
 from launchops.retries import create_again
-from launchops.states import Driver, Kind, LaunchState, Step, done, transition
+from launchops.states import (
+    NEEDS_A_PERSON,
+    RESUMABLE,
+    Driver,
+    Kind,
+    LaunchState,
+    Step,
+    done,
+    terminal,
+    transition,
+)
 
 STEP_TABLES: dict[Kind, dict[Step, StepFunction]] = {
     Kind.LAUNCH: LAUNCH_STEPS,
@@ -84,7 +94,10 @@ async def run_launch(
     record = await ctx.journal.get(key)
     if record is None:
         raise LaunchOpsError(f"no launch {key!r} in the journal")
-    if transition(record.state, record.kind).driver not in (Driver.RUN, Driver.CREATE_AGAIN, by):
+    if (
+        record.state in terminal(record.kind)
+        and transition(record.state, record.kind).driver is not by
+    ):
         return record  # finished, or waiting for a person: reported, not re-run
     if not await ctx.acquire(key):
         owner = (await ctx.journal.get(key) or record).lease_owner
@@ -159,6 +172,8 @@ def summary(profile: Profile, record: LaunchRecord) -> dict[str, Any]:
         "key": record.key,
         "state": str(record.state),
         "finished": done(record.state, record.kind),
+        "resumable": record.state in RESUMABLE,
+        "needsAPerson": record.state in NEEDS_A_PERSON,
         "network": record.network,
         "launchPage": registered.link if registered else None,
         "launchId": registered.launch_id if registered else None,

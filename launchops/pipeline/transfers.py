@@ -18,7 +18,8 @@ import pydantic
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
-from launchops.api.fields import lamports, problems_of
+from launchops.api.amounts import lamports
+from launchops.api.fields import problems_of
 from launchops.api.models import FundRequest, WithdrawRequest
 from launchops.chain.checks import check_fund, check_withdraw
 from launchops.config.files import parse_yaml, read_text

@@ -33,7 +33,8 @@ from spl.token.models import InitializeMint2Params, MintToCheckedParams, SetAuth
 
 from launchops.api import programs as p
 from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
-from launchops.api.fields import base_units, iso_utc, whole_tokens
+from launchops.api.amounts import base_units, whole_tokens
+from launchops.api.fields import iso_utc
 from launchops.api.models import ErrorDetail, LaunchConfig
 from launchops.errors import LaunchRejected
 from launchops.sandbox.chain import Chain

@@ -19,7 +19,8 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from launchops.api import programs as p
-from launchops.api.fields import Network, iso_utc, lamports
+from launchops.api.amounts import lamports
+from launchops.api.fields import Network, iso_utc
 from launchops.api.models import (
     AgentRecord,
     AgentsPage,
@@ -178,6 +179,7 @@ class Registry:
         self.store.put("agent", record["mintAddress"], record)
         return record
 
+    # Long for its literal: one whole agent record, every field the spec lists.
     def _fake_agent(self, rng: random.Random, network: str, now: datetime) -> dict[str, Any]:
         asset = Keypair().pubkey()
         name = f"{rng.choice(_WORDS)} {rng.choice(_WORDS)} {rng.randint(1, 999)}"

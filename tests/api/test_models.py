@@ -10,7 +10,8 @@ import pydantic
 import pytest
 
 from launchops.api import models as m
-from launchops.api.fields import figure, lamports, problems_of, whole_tokens
+from launchops.api.amounts import figure, lamports, whole_tokens
+from launchops.api.fields import problems_of
 from tests.api import examples as ex
 
 

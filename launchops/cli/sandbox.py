@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from launchops.cli.common import ProfileOpt
+
 app = typer.Typer(
     rich_markup_mode=None,
     help="The local service and chain: serve, seed, faults, stats.",
@@ -19,10 +21,13 @@ app = typer.Typer(
 )
 
 SandboxUrl = Annotated[
-    str,
-    typer.Option("--url", envvar="LAUNCHOPS_SANDBOX_URL", help="The running sandbox's root URL."),
+    str | None,
+    typer.Option(
+        "--url",
+        envvar="LAUNCHOPS_SANDBOX_URL",
+        help="The running sandbox's root URL (default: the profile's RPC URL).",
+    ),
 ]
-DEFAULT_URL = "http://127.0.0.1:8899"
 
 
 def _fail(message: str) -> typer.Exit:
@@ -52,6 +57,22 @@ def _faults(settings: list[str], base: dict[str, Any] | None = None) -> Any:
     except pydantic.ValidationError as exc:
         first = exc.errors()[0]
         raise _fail(f"--fault {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+
+def _root(url: str | None, profile: str) -> str:
+    """The sandbox to talk to: --url, else where the profile's RPC is."""
+    if url:
+        return url
+    from urllib.parse import urlsplit
+
+    from launchops.config.profiles import load_profile
+    from launchops.errors import InvalidInputError
+
+    try:
+        where = urlsplit(load_profile(profile).rpc_url)
+    except InvalidInputError as exc:
+        raise _fail(str(exc)) from None
+    return f"{where.scheme}://{where.netloc}"
 
 
 def _admin(method: str, url: str, path: str, **kw: Any) -> Any:
@@ -157,12 +178,13 @@ def seed(
     owner: Annotated[
         str | None, typer.Option(help="Owner of every new agent's asset (base58).")
     ] = None,
-    url: SandboxUrl = DEFAULT_URL,
+    url: SandboxUrl = None,
+    profile: ProfileOpt = "sandbox",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Fill a running sandbox's registry with realistic agents (assets written on chain)."""
     params = {"agents": agents, "network": network, **({"owner": owner} if owner else {})}
-    answer = _admin("POST", url, "/_sandbox/seed", params=params)
+    answer = _admin("POST", _root(url, profile), "/_sandbox/seed", params=params)
     if as_json:
         typer.echo(json.dumps(answer["agents"]))
     else:
@@ -175,11 +197,13 @@ def faults(
         list[str] | None, typer.Option("--set", help="NAME=VALUE to change, repeatable.")
     ] = None,
     clear: Annotated[bool, typer.Option("--clear", help="Turn every fault off.")] = False,
-    url: SandboxUrl = DEFAULT_URL,
+    url: SandboxUrl = None,
+    profile: ProfileOpt = "sandbox",
 ) -> None:
     """Show, change or clear a running sandbox's faults."""
     from launchops.sandbox.faults import Faults
 
+    url = _root(url, profile)
     if clear:
         current = _admin("PUT", url, "/_sandbox/faults", json=Faults().model_dump())
     elif set_:
@@ -192,10 +216,12 @@ def faults(
 
 @app.command()
 def stats(
-    url: SandboxUrl = DEFAULT_URL, as_json: Annotated[bool, typer.Option("--json")] = False
+    url: SandboxUrl = None,
+    profile: ProfileOpt = "sandbox",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Calls served per RPC method and API endpoint, and what the chain holds."""
-    answer = _admin("GET", url, "/_sandbox/stats")
+    answer = _admin("GET", _root(url, profile), "/_sandbox/stats")
     if as_json:
         typer.echo(json.dumps(answer, indent=2))
         return
