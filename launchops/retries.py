@@ -3,6 +3,7 @@
     failure                                        owner               policy
     ---------------------------------------------  ------------------  --------------------
     a service call: no answer, 429, 5xx            the service client  SERVICE_CALLS
+      ... register (idempotent, everything landed)   the service client  REGISTER_CALLS
     an RPC call: no answer, 429, 5xx               ChainRpc            RPC_CALLS
     a blockhash expired with nothing landed        the runner          create_again(profile)
     a transient failure nothing beneath retried    the Prefect task    TASK_RETRIES
@@ -10,10 +11,10 @@
 
 Nothing retries what its owner already gave up on: an error that was retried carries
 `retried = True`, and a Prefect task repeats only a transient error without it. So a
-register answering 503 for good is asked `SERVICE_CALLS.attempts` times in a run (4),
-not 4 x 6 x 3; the registration retry flow asks again later. The create step calls the
-service once an attempt (the client may repeat a lost answer: an unsigned create can
-never land); a 400 from the service is never repeated by anyone.
+register answering 503 for good is asked `REGISTER_CALLS.attempts` times in a run (8,
+over about half a minute), not 4 x 6 x 3; the registration retry flow asks again later.
+The create step calls the service once an attempt (the client may repeat a lost answer:
+an unsigned create can never land); a 400 from the service is never repeated by anyone.
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ def _mark_retried(state: RetryCallState) -> Any:
 
 
 SERVICE_CALLS = RetryPolicy(attempts=4, initial_wait=0.25, max_wait=8.0)
+# Register comes once everything landed and is idempotent: worth asking longer.
+REGISTER_CALLS = RetryPolicy(attempts=8, initial_wait=0.5, max_wait=8.0)
 RPC_CALLS = RetryPolicy(attempts=6, initial_wait=0.2, max_wait=4.0)
 
 
@@ -107,6 +110,7 @@ def worth_a_task_retry(error: BaseException | None) -> bool:
 
 
 __all__ = [
+    "REGISTER_CALLS",
     "RPC_CALLS",
     "SERVICE_CALLS",
     "TASK_RETRIES",

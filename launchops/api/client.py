@@ -44,7 +44,7 @@ from launchops.api.models import (
     WithdrawRequest,
 )
 from launchops.api.responses import error_from_response, json_body, parse, parse_body
-from launchops.retries import SERVICE_CALLS, RetryPolicy
+from launchops.retries import REGISTER_CALLS, SERVICE_CALLS, RetryPolicy
 
 __all__ = [
     "USER_AGENT",
@@ -85,6 +85,7 @@ class AsyncServiceClient:
         self.base_url = base_url.rstrip("/")
         self.network = Network(network)
         self.retry = retry or SERVICE_CALLS
+        self.register_retry = retry or REGISTER_CALLS
         self.card_cache: CardCache = card_cache if card_cache is not None else MemoryCardCache()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -229,7 +230,9 @@ class AsyncServiceClient:
             launch=launch,
             twitter_verification_token=twitter_verification_token,
         )
-        response = await self._call("POST", "launches/register", json=body.to_wire())
+        response = await self._call(
+            "POST", "launches/register", json=body.to_wire(), retry=self.register_retry
+        )
         return parse(RegisterLaunchResponse, response)
 
     async def get_token(self, mint: Address, *, network: Network | str | None = None) -> TokenData:

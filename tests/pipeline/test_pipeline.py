@@ -314,10 +314,10 @@ async def test_prefect_retries_a_step_only_on_what_nothing_beneath_retried(prefe
         assert calls == [status]
 
 
-async def test_a_register_failing_for_good_is_asked_four_times_a_run(
+async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
     chain, tmp_path, monkeypatch, prefect_server
 ):
-    """Register answering 503 for good: the client's four attempts, nothing above them
+    """Register answering 503 for good: the client's eight attempts, nothing above them
     (this was 4 x 6 x 3 = 72 POSTs through Prefect, 24 in-process)."""
     from flows.launch import launch_flow
 
@@ -327,7 +327,7 @@ async def test_a_register_failing_for_good_is_asked_four_times_a_run(
         with pytest.raises(ServerError) as caught:
             await run_launch(ctx, (await validate(ctx, write_launch(tmp_path, key="plain"))).key)
         assert caught.value.retried and (await ctx.journal.get("plain")).state == "confirmed"
-    assert stats(chain)["api"]["POST /v1/launches/register"] == 4
+    assert stats(chain)["api"]["POST /v1/launches/register"] == 8
     for name, value in {
         "LAUNCHOPS_HOME": str(tmp_path),
         "LAUNCHOPS_BASE_URL": chain.base_url,
@@ -338,4 +338,4 @@ async def test_a_register_failing_for_good_is_asked_four_times_a_run(
         monkeypatch.setenv(name, value)
     with pytest.raises(ServerError):
         await launch_flow(path=str(write_launch(tmp_path, "p.yaml", key="through-prefect")))
-    assert stats(chain)["api"]["POST /v1/launches/register"] == 8
+    assert stats(chain)["api"]["POST /v1/launches/register"] == 16
