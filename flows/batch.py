@@ -1,7 +1,11 @@
 """Many launches from a folder or a list of files, resumable as a whole.
 
-Launches run concurrently on the flow's event loop (each step a task), at most
-`concurrency` in flight, the API and RPC rate limits shared by all of them. One failing
+    validate every file -> spread over the pool's workers -> run my share -> sweep -> report
+
+Launches run concurrently (each step a task), the API and RPC rate limits shared by all
+of them (on a pool: by every worker, through the server's global limits). On a work
+pool, each other online worker gets a `batch-part` flow run that walks the same batch
+from its own start; the journal's lease gives each launch to one of them. One failing
 launch never stops the others. At the end: JSON and CSV reports and a table artifact.
 """
 
@@ -13,11 +17,22 @@ from typing import Any
 from prefect import flow
 
 from launchops.config.launchfile import launch_files
-from launchops.pipeline.batch import BatchRow, batch_result, run_batch
+from launchops.journal.records import LaunchRecord
+from launchops.pipeline.batch import (
+    BatchRow,
+    batch_result,
+    counts,
+    name_workers,
+    record_files,
+    run_keys,
+    sweep,
+)
 from launchops.pipeline.context import LaunchContext
 from tasks import validate_step
-from tasks.context import flow_context, row_listeners
+from tasks.context import FlowContext, flow_context, row_listeners
+from tasks.limits import launch_slots
 from tasks.report import publish_report
+from tasks.spread import finish_spread, spread_batch
 
 
 @flow(name="batch", log_prints=False)
@@ -33,15 +48,46 @@ async def batch_flow(
         async def check(_: LaunchContext, path: Path) -> str:
             return await validate_step(flow_ctx.name, str(path))
 
-        rows = await run_batch(
-            flow_ctx.ctx,
-            files,
-            concurrency=concurrency,
-            call=flow_ctx.call,
-            check=check,
-            on_update=row_listeners,
-        )
-    return await finish(rows, flow_ctx.settings.profile_dir / "reports", "batch")
+        total = concurrency or flow_ctx.settings.concurrency
+        rows = await record_files(flow_ctx.ctx, files, concurrency=total, check=check)
+        for row in rows:
+            row_listeners(row)
+        keys = [row.key for row in rows if row.key and row.runnable]
+        spread = await spread_batch(keys, profile, profiles_file, total)
+        await _work_share(flow_ctx, rows, spread.lanes, start=0)
+        parts = await finish_spread(spread)
+        await name_workers(flow_ctx.ctx, rows)
+    result = await finish(rows, flow_ctx.settings.profile_dir / "reports", "batch")
+    return {**result, "parts": parts}
+
+
+@flow(name="batch-part", log_prints=False)
+async def batch_part_flow(
+    keys: list[str],
+    start: int = 0,
+    lanes: int = 8,
+    profile: str = "sandbox",
+    profiles_file: str | None = None,
+) -> dict[str, int]:
+    """A share of a batch on another worker: the batch's launches from row `start` on."""
+    async with flow_context(profile, profiles_file) as flow_ctx:
+        records = [await flow_ctx.ctx.journal.get(key) for key in keys]
+        rows = [_row(key, record) for key, record in zip(keys, records, strict=True)]
+        await _work_share(flow_ctx, rows, lanes, start=start)
+    return counts(rows)
+
+
+async def _work_share(flow_ctx: FlowContext, rows: list[BatchRow], lanes: int, start: int) -> None:
+    """This worker's share: its lanes (held in the server's launches-in-flight limit, when
+    there is one), every unsettled launch from `start` on, then what others left."""
+    async with launch_slots(flow_ctx.launches_limit, lanes, flow_ctx.limits) as granted:
+        common = {"concurrency": granted, "call": flow_ctx.call, "on_update": row_listeners}
+        await run_keys(flow_ctx.ctx, rows, start=start, **common)
+        await sweep(flow_ctx.ctx, rows, **common)
+
+
+def _row(key: str, record: LaunchRecord | None) -> BatchRow:
+    return BatchRow(file=(record.source if record else None) or key, key=key)
 
 
 async def finish(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from prefect.schedules import Cron, RRule, Schedule, validate_cron_string
 
-from flows.batch import batch_flow
+from flows.batch import batch_flow, batch_part_flow
 from flows.launch import launch_flow
 from flows.registrations import registrations_flow
 from launchops.api.errors import LaunchOpsError
@@ -61,6 +61,15 @@ def build(
                 f"batch-{profile}",
                 [Cron(batch_cron, timezone="UTC")],
                 {"paths": [str(Path(p).resolve()) for p in batch_paths], "profile": profile},
+            )
+        )
+    if from_source:  # on a pool: the share of a batch another worker runs
+        deployments.append(
+            _deploy(
+                flow_for(batch_part_flow, "flows/batch.py:batch_part_flow"),
+                f"batch-part-{profile}",
+                [],
+                {"keys": [], "profile": profile},
             )
         )
     if retry_cron:

@@ -9,7 +9,7 @@ from typing import Any
 from prefect import flow
 
 from flows.batch import finish
-from launchops.pipeline.batch import run_funding
+from launchops.pipeline.batch import name_workers, run_funding
 from tasks.context import flow_context, row_listeners
 
 
@@ -28,4 +28,5 @@ async def funding_flow(
             call=flow_ctx.call,
             on_update=row_listeners,
         )
+        await name_workers(flow_ctx.ctx, rows)
     return await finish(rows, flow_ctx.settings.profile_dir / "reports", "funding")

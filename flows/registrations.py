@@ -10,7 +10,7 @@ from typing import Any
 from prefect import flow
 
 from flows.batch import finish
-from launchops.pipeline.batch import retry_registrations
+from launchops.pipeline.batch import name_workers, retry_registrations
 from tasks.context import flow_context, row_listeners
 
 
@@ -25,4 +25,5 @@ async def registrations_flow(
             call=flow_ctx.call,
             on_update=row_listeners,
         )
+        await name_workers(flow_ctx.ctx, rows)
     return await finish(rows, flow_ctx.settings.profile_dir / "reports", "registrations")

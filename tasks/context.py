@@ -7,7 +7,7 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from launchops.config.profiles import Profile, load_profile
@@ -62,28 +62,67 @@ def row_listeners(row: object) -> None:
 
 @dataclass
 class FlowContext:
-    """What a flow holds while it runs: the launch context, its name for tasks, and the
-    step caller that runs each step as its task."""
+    """What a flow holds while it runs: the launch context, its name for tasks, the step
+    caller that runs each step as its task, and the server's shared limits it found."""
 
     ctx: LaunchContext
     name: str
     settings: Profile
+    limits: dict[str, int] = field(default_factory=dict)  # global limits present: name -> limit
 
     async def call(self, step: Step, _: LaunchContext, key: str) -> None:
         from tasks import STEP_TASKS  # the step tasks import this module
 
         await STEP_TASKS[step](self.name, key)
 
+    @property
+    def launches_limit(self) -> str:
+        from tasks.limits import limit_names
+
+        return limit_names(self.settings.name)["launches"]
+
+
+def _deployment_id() -> str | None:
+    """The deployment this flow run comes from (a worker, or `serve`), if any: then the
+    server's global limits hold for every worker together."""
+    from prefect.runtime import deployment
+
+    return deployment.id
+
 
 @asynccontextmanager
 async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator[FlowContext]:
-    """The profile's launch context, registered for tasks for as long as the flow runs."""
+    """The profile's launch context, registered for tasks for as long as the flow runs.
+    Every state change becomes a Prefect event; on a worker, the API and RPC rates are the
+    server's global limits (when `launchops deploy` made them), held by all workers."""
+    from tasks.events import emit_state_change
+    from tasks.limits import existing_limits, limit_names
     from tasks.secrets import secret_keypair
 
     settings = load_profile(profile, profiles_file=Path(profiles_file) if profiles_file else None)
-    async with open_context(settings, progress=progress, resolver=secret_keypair) as ctx:
+    limits = await existing_limits(list(limit_names(profile).values())) if _deployment_id() else {}
+    limiter = _shared_limiter(profile, limits) if limits else None
+    async with open_context(
+        settings, progress=progress, resolver=secret_keypair, limiter=limiter
+    ) as ctx:
+        ctx.journal.watch(emit_state_change)
         name = register(ctx)
         try:
-            yield FlowContext(ctx, name, settings)
+            yield FlowContext(ctx, name, settings, limits)
         finally:
             forget(name)
+
+
+def _shared_limiter(profile: str, present: dict[str, int]) -> Callable[[str, float], object]:
+    from launchops.pipeline.context import local_limiter
+    from tasks.limits import SharedRate, limit_names, shared_rate
+
+    names = limit_names(profile)
+
+    def make(kind: str, rate: float) -> object:
+        local = local_limiter(kind, rate)
+        if names[kind] not in present:
+            return local
+        return SharedRate(shared_rate(names[kind], rate), local)
+
+    return make

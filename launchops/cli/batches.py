@@ -83,11 +83,12 @@ def batch(
             return await batch_flow(paths, settings.name, concurrency, profiles_file=where)
 
         async def plain() -> dict[str, Any]:
-            from launchops.pipeline.batch import batch_result, run_batch
+            from launchops.pipeline.batch import batch_result, name_workers, run_batch
             from launchops.pipeline.context import open_context
 
             async with open_context(settings) as ctx:
                 rows = await run_batch(ctx, files, concurrency=concurrency, on_update=update)
+                await name_workers(ctx, rows)
             return batch_result(rows, settings.profile_dir / "reports", "batch")
 
         with embedded_sandbox(settings), board.live() if board else _nothing():
@@ -128,11 +129,11 @@ def registrations_retry(
 
 
 async def _plain_retry(settings: Profile, idle: timedelta) -> dict[str, Any]:
-    from launchops.pipeline.batch import batch_result, retry_registrations
+    from launchops.pipeline.batch import batch_result, name_workers, retry_registrations
     from launchops.pipeline.context import open_context
 
     async with open_context(settings) as ctx:
-        rows = await retry_registrations(ctx, older_than=idle)
+        rows = await name_workers(ctx, await retry_registrations(ctx, older_than=idle))
     return batch_result(rows, settings.profile_dir / "reports", "registrations")
 
 

@@ -2,26 +2,35 @@
 
 from __future__ import annotations
 
+import io
+from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from launchops.cli.common import (
+    JsonOpt,
     ProfileOpt,
     ProfilesFile,
     console,
+    print_json,
     quiet_prefect,
     refuse,
+    run,
     settings_for,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from launchops.config.profiles import Profile
 
 
 def install(app: typer.Typer) -> None:
     app.command()(deploy)
 
 
+# Long for its options: the schedules, the pool and what the server needs.
 def deploy(
     batch: Annotated[
         list[Path] | None,
@@ -46,32 +55,32 @@ def deploy(
     serve: Annotated[
         bool, typer.Option("--serve", help="Serve the deployments from this process until stopped.")
     ] = False,
+    crash_after: Annotated[
+        float,
+        typer.Option(
+            "--crash-after",
+            min=31,
+            help="With --pool: a flow run with no heartbeat this long is marked crashed "
+            "(workers send one every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds, >= 30).",
+        ),
+    ] = 90.0,
+    notify_webhook: Annotated[
+        str | None,
+        typer.Option(
+            "--notify-webhook", help="With --pool: POST here when a launch needs a person."
+        ),
+    ] = None,
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Apply the schedules: the batch, the registration retry, and scheduled launch files."""
-    from launchops.chain.keys import load_keypair
-    from launchops.config.launchfile import launch_files
-    from launchops.errors import KeypairError, LaunchFileError
-    from launchops.pipeline.runner import plan_launch
-
+    """Apply the schedules: the batch, the registration retry, and scheduled launch files;
+    with --pool, also make what the server needs for workers (pool, limits, automations)."""
     if serve == bool(pool):
         raise refuse("give exactly one of --serve or --pool NAME")
     with user_errors():
         settings = settings_for(profile, profiles)
-        try:
-            wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
-        except KeypairError:
-            wallet = None
-        scheduled = []
-        for file in (f for target in launches or [] for f in launch_files(target)):
-            try:
-                plan = plan_launch(settings, wallet, file, check_times=False)
-            except LaunchFileError as exc:
-                console(stderr=True).print(str(exc), markup=False)
-                raise typer.Exit(1) from None
-            if plan.schedule:
-                scheduled.append((plan.key, file, plan.schedule))
+        scheduled = _scheduled(settings, launches or [])
         quiet_prefect()
         from flows.deployments import build
 
@@ -85,19 +94,66 @@ def deploy(
         )
         names = [d.name for d in deployments]
         if pool:
-            from prefect import deploy as prefect_deploy
-
-            prefect_deploy(
-                *deployments,
-                work_pool_name=pool,
-                build=False,
-                push=False,
-                print_next_steps_message=False,
-            )
-            console().print(f"registered on pool {pool}: {', '.join(names)}")
-            console().print(f"run workers: prefect worker start --pool {pool}")
+            _on_pool(pool, settings, deployments, crash_after, notify_webhook, as_json)
             return
         from prefect import serve as prefect_serve
 
         console().print(f"serving {', '.join(names)} (Ctrl-C to stop)")
         prefect_serve(*deployments)
+
+
+def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, str]]:
+    """(key, file, schedule) of every launch file below `targets` that has a schedule."""
+    from launchops.chain.keys import load_keypair
+    from launchops.config.launchfile import launch_files
+    from launchops.errors import KeypairError
+    from launchops.pipeline.runner import plan_launch
+
+    try:
+        wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
+    except KeypairError:
+        wallet = None
+    found = []
+    for file in (f for target in targets for f in launch_files(target)):
+        plan = plan_launch(settings, wallet, file, check_times=False)
+        if plan.schedule:
+            found.append((plan.key, file, plan.schedule))
+    return found
+
+
+def _on_pool(
+    pool: str,
+    settings: Profile,
+    deployments: list[Any],
+    crash_after: float,
+    notify_webhook: str | None,
+    as_json: bool,
+) -> None:
+    """Make what the server lacks, register the deployments on the pool, say what was done."""
+    from prefect import deploy as prefect_deploy
+
+    from flows.pool import prepare
+
+    prepared = run(prepare(pool, settings, crash_after=crash_after, notify_webhook=notify_webhook))
+    with redirect_stdout(io.StringIO()):  # Prefect's advice for local pools; ours follows
+        prefect_deploy(
+            *deployments,
+            work_pool_name=pool,
+            build=False,
+            push=False,
+            print_next_steps_message=False,
+        )
+    names = [d.name for d in deployments]
+    if as_json:
+        print_json({"made": prepared.made, "kept": prepared.kept, "deployments": names})
+        return
+    out = console()
+    for line in prepared.made:
+        out.print(f"made     {line}")
+    for line in prepared.kept:
+        out.print(f"kept     {line}", style="dim")
+    out.print(f"deployed {', '.join(names)} on pool {pool}")
+    out.print(
+        f"workers: PREFECT_FLOWS_HEARTBEAT_FREQUENCY=30 prefect worker start --pool {pool} "
+        "--limit 1  (one a machine, with this checkout and the same journal_url)"
+    )

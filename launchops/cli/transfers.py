@@ -176,9 +176,9 @@ def fund_batch(
 
 
 async def _plain_funding(settings: Profile, file: Path, concurrency: int | None) -> dict[str, Any]:
-    from launchops.pipeline.batch import batch_result, run_funding
+    from launchops.pipeline.batch import batch_result, name_workers, run_funding
     from launchops.pipeline.context import open_context
 
     async with open_context(settings) as ctx:
-        rows = await run_funding(ctx, file, concurrency=concurrency)
+        rows = await name_workers(ctx, await run_funding(ctx, file, concurrency=concurrency))
     return batch_result(rows, settings.profile_dir / "reports", "funding")

@@ -9,6 +9,7 @@ more; `LAUNCHOPS_*` environment variables override both.
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Any, Literal
 
@@ -86,6 +87,13 @@ class Profile(BaseSettings):
     sandbox_slot_ms: int = Field(400, ge=0)
     explorer: str = ""
     timeout_seconds: float = Field(30.0, gt=0)
+    lease_seconds: float = Field(
+        60.0, ge=1, le=3600, description="a worker's hold on a launch; another takes over after"
+    )
+    worker_name: str = Field(
+        default_factory=socket.gethostname,
+        description="who works launches in this process, as the journal's events name it",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -245,11 +245,25 @@ class LaunchRecord:
         }
 
 
+@dataclass(frozen=True)
+class StateChange:
+    """A launch moved to `state` (one committed journal write): what its watchers see."""
+
+    key: str
+    kind: Kind
+    state: LaunchState
+    network: str
+    mint: str | None
+    genesis: str | None
+    error: str | None = None
+
+
 __all__ = [
     "Attempt",
     "Created",
     "LaunchRecord",
     "Registered",
     "Send",
+    "StateChange",
     "TransferOrder",
 ]

@@ -12,7 +12,14 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select, text, update
 from sqlalchemy.engine import make_url
 
-from launchops.journal.records import Attempt, Created, LaunchRecord, Registered, Send
+from launchops.journal.records import (
+    Attempt,
+    Created,
+    LaunchRecord,
+    Registered,
+    Send,
+    StateChange,
+)
 from launchops.journal.tables import AttemptRow, Base, EventRow, LaunchRow
 from launchops.states import Kind, LaunchState, Outcome
 
@@ -68,10 +75,19 @@ def sqlite_pragmas(connection: Any, _: Any) -> None:
     cursor.close()
 
 
-def set_launch(conn: Connection, key: str, **values: Any) -> None:
-    """One UPDATE of the launch row (no read first: the lease makes us its only writer)."""
-    result = conn.execute(update(L).where(L.c.key == key).values(**values, updated_at=now()))
-    assert result.rowcount == 1, key
+def set_launch(conn: Connection, key: str, **values: Any) -> StateChange | None:
+    """One UPDATE of the launch row (no read first: the lease makes us its only writer);
+    the state change it makes, if it sets the state."""
+    statement = update(L).where(L.c.key == key).values(**values, updated_at=now())
+    if "state" not in values:
+        result = conn.execute(statement)
+        assert result.rowcount == 1, key
+        return None
+    row = conn.execute(statement.returning(L.c.kind, L.c.network, L.c.mint, L.c.genesis)).one()
+    state = LaunchState(values["state"])
+    return StateChange(
+        key, Kind(row.kind), state, row.network, row.mint, row.genesis, values.get("last_error")
+    )
 
 
 def set_attempt(conn: Connection, key: str, number: int, **values: Any) -> None:

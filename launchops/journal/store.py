@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
 from launchops.errors import JournalError, JournalUnavailable
-from launchops.journal.records import Created, LaunchRecord, Registered, Send
+from launchops.journal.records import Created, LaunchRecord, Registered, Send, StateChange
 from launchops.journal.rows import (
     A,
     E,
@@ -45,6 +45,7 @@ from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, Step
 
 T = TypeVar("T")
 S = LaunchState
+LEASE = "lease"  # the events' step for lease changes
 
 
 POOL_THREADS = 8
@@ -60,6 +61,18 @@ class Journal:
     def __init__(self, engine: Engine, threads: int) -> None:
         self.engine = engine
         self._executor = ThreadPoolExecutor(threads, thread_name_prefix="launchops-journal")
+        self._watchers: list[Callable[[StateChange], None]] = []
+
+    def watch(self, watcher: Callable[[StateChange], None]) -> None:
+        """Call `watcher` with every state change this journal commits (e.g. to emit events)."""
+        self._watchers.append(watcher)
+
+    async def _write(self, fn: Callable[[], StateChange | None]) -> None:
+        """Run one write transaction; tell the watchers the state it committed, if any."""
+        change = await self._run(fn)
+        if change is not None:
+            for watcher in self._watchers:
+                watcher(change)
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -146,14 +159,20 @@ class Journal:
         """
         new = NewLaunch(key, config, config_hash, network, source, kind, replace)
         try:
-            return await self._run(self._begin_once, new)
+            record, recorded = await self._run(self._begin_once, new)
         except IntegrityError:
-            return await self._run(self._begin_once, new)
+            record, recorded = await self._run(self._begin_once, new)
+        if recorded:
+            change = StateChange(key, record.kind, record.state, network, None, None)
+            for watcher in self._watchers:
+                watcher(change)
+        return record
 
-    def _begin_once(self, new: NewLaunch) -> LaunchRecord:
+    def _begin_once(self, new: NewLaunch) -> tuple[LaunchRecord, bool]:
         with self.engine.begin() as conn:
             row = conn.execute(select(L).where(L.c.key == new.key).with_for_update()).first()
             stamp = now()
+            recorded = row is None or row.config_hash != new.config_hash
             fresh = {
                 "config": new.config,
                 "config_hash": new.config_hash,
@@ -185,10 +204,10 @@ class Journal:
                 add_event(conn, new.key, Step.VALIDATE, "config replaced", stamp)
             record = read_record(conn, new.key)
         assert record is not None
-        return record
+        return record, recorded
 
     async def record_created(self, key: str, number: int, created: Created) -> None:
-        def write() -> None:
+        def write() -> StateChange | None:
             with self.engine.begin() as conn:
                 stamp = now()
                 conn.execute(
@@ -201,7 +220,7 @@ class Journal:
                     )
                 )
                 mint = str(created.mint) if created.mint else None
-                set_launch(
+                change = set_launch(
                     conn,
                     key,
                     state=str(S.CREATED),
@@ -213,19 +232,21 @@ class Journal:
                 )
                 made = f"attempt {number}: {len(created.transactions)} transactions"
                 add_event(conn, key, Step.CREATE, made + (f", mint {mint}" if mint else ""))
+                return change
 
-        await self._run(write)
+        await self._write(write)
 
     async def record_signed(
         self, key: str, number: int, signed: Sequence[bytes], sends: Sequence[Send]
     ) -> None:
-        def write() -> None:
+        def write() -> StateChange | None:
             with self.engine.begin() as conn:
                 set_attempt(conn, key, number, signed=encoded(signed), sends=sends_json(sends))
-                set_launch(conn, key, state=str(S.SIGNED))
+                change = set_launch(conn, key, state=str(S.SIGNED))
                 add_event(conn, key, Step.SIGN, f"{len(sends)} signed")
+                return change
 
-        await self._run(write)
+        await self._write(write)
 
     async def record_sends(
         self,
@@ -242,15 +263,15 @@ class Journal:
         if signed is not None:
             changes["signed"] = encoded(signed)
 
-        def write() -> None:
+        def write() -> StateChange | None:
             with self.engine.begin() as conn:
                 set_attempt(conn, key, number, **changes)
-                if state is not None:
-                    set_launch(conn, key, state=str(state))
+                change = set_launch(conn, key, state=str(state)) if state is not None else None
                 if note:
                     add_event(conn, key, Step.SUBMIT, note)
+                return change
 
-        await self._run(write)
+        await self._write(write)
 
     async def record_outcome(
         self,
@@ -262,13 +283,16 @@ class Journal:
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
-        def write() -> None:
+        def write() -> StateChange | None:
             with self.engine.begin() as conn:
                 set_attempt(conn, key, number, outcome=str(outcome))
-                set_launch(conn, key, state=str(state), last_error=error, error_details=details)
+                change = set_launch(
+                    conn, key, state=str(state), last_error=error, error_details=details
+                )
                 add_event(conn, key, Step.SUBMIT, f"attempt {number}: {outcome}")
+                return change
 
-        await self._run(write)
+        await self._write(write)
 
     async def set_state(
         self,
@@ -280,17 +304,20 @@ class Journal:
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
-        def write() -> None:
+        def write() -> StateChange | None:
             with self.engine.begin() as conn:
-                set_launch(conn, key, state=str(state), last_error=error, error_details=details)
+                change = set_launch(
+                    conn, key, state=str(state), last_error=error, error_details=details
+                )
                 add_event(conn, key, step, message)
+                return change
 
-        await self._run(write)
+        await self._write(write)
 
     async def record_registered(self, key: str, registered: Registered) -> None:
-        def write() -> None:
+        def write() -> StateChange | None:
             with self.engine.begin() as conn:
-                set_launch(
+                change = set_launch(
                     conn,
                     key,
                     state=str(S.REGISTERED),
@@ -299,32 +326,37 @@ class Journal:
                     error_details=None,
                 )
                 add_event(conn, key, Step.REGISTER, f"registered: {registered.link}")
+                return change
 
-        await self._run(write)
+        await self._write(write)
 
     # ── leases: one worker per launch at a time ─────────────────────────────
 
-    async def acquire(self, key: str, owner: str, ttl: float) -> bool:
-        """Take the launch's lease if it is free, expired or already ours (atomic)."""
+    async def acquire(self, key: str, owner: str, ttl: float, worker: str = "") -> bool:
+        """Take the launch's lease if it is free, expired or already ours (atomic); a lease
+        newly taken is noted in its events with `worker`, who works it from now on."""
 
         def write() -> bool:
             stamp = now()
+            lease = {"lease_owner": owner, "lease_expires": stamp + timedelta(seconds=ttl)}
             with self.engine.begin() as conn:
-                result = conn.execute(
-                    update(L)
-                    .where(L.c.key == key)
-                    .where(
-                        (L.c.lease_owner.is_(None))
-                        | (L.c.lease_expires < stamp)
-                        | (L.c.lease_owner == owner)
-                    )
-                    .values(lease_owner=owner, lease_expires=stamp + timedelta(seconds=ttl))
+                free = (L.c.lease_owner.is_(None)) | (L.c.lease_expires < stamp)
+                taken = conn.execute(update(L).where(L.c.key == key, free).values(**lease))
+                if taken.rowcount == 1:
+                    if worker:
+                        add_event(conn, key, LEASE, f"worked by {worker}")
+                    return True
+                ours = L.c.lease_owner == owner
+                return (
+                    conn.execute(update(L).where(L.c.key == key, ours).values(**lease)).rowcount
+                    == 1
                 )
-                return result.rowcount == 1
 
         return await self._run(write)
 
-    async def take_over(self, key: str, dead: str, owner: str, ttl: float) -> bool:
+    async def take_over(
+        self, key: str, dead: str, owner: str, ttl: float, worker: str = ""
+    ) -> bool:
         """Take the lease of a worker known to be dead, if it still holds it (atomic)."""
 
         def write() -> bool:
@@ -335,10 +367,25 @@ class Journal:
                     .values(lease_owner=owner, lease_expires=now() + timedelta(seconds=ttl))
                 )
                 if result.rowcount == 1:
-                    add_event(conn, key, "lease", f"took over from {dead}")
+                    add_event(conn, key, LEASE, f"worked by {worker} (took over from {dead})")
                 return result.rowcount == 1
 
         return await self._run(write)
+
+    async def workers(self, keys: Sequence[str]) -> dict[str, str]:
+        """Who last took each launch's lease (the `worker` given to `acquire`)."""
+
+        def read() -> dict[str, str]:
+            query = (
+                select(E.c.key, E.c.message)
+                .where(E.c.step == LEASE, E.c.key.in_(list(keys)))
+                .order_by(E.c.id)
+            )
+            with self.engine.connect() as conn:
+                found = {row.key: row.message for row in conn.execute(query)}
+            return {k: m.removeprefix("worked by ").split(" (")[0] for k, m in found.items()}
+
+        return await self._run(read) if keys else {}
 
     async def release(self, key: str, owner: str) -> None:
         def write() -> None:

@@ -12,6 +12,7 @@ import asyncio
 import csv
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -51,10 +52,20 @@ class BatchRow:
     mint: str | None = None
     error: str | None = None
     ok: bool = False  # finished (registered, a transfer confirmed), or another worker's
+    worker: str | None = None  # who worked it last (the journal's lease events)
 
     @property
     def done(self) -> bool:
         return self.state not in (RowStatus.PENDING, RowStatus.RUNNING)
+
+    @property
+    def settled(self) -> bool:
+        """Finished for good: nothing left for any worker."""
+        return self.ok and self.state is not RowStatus.ELSEWHERE
+
+    @property
+    def runnable(self) -> bool:
+        return self.state not in (RowStatus.INVALID, RowStatus.DUPLICATE)
 
 
 async def _validate_key(ctx: LaunchContext, path: Path) -> str:
@@ -79,34 +90,124 @@ async def run_batch(
     async def one(row: BatchRow) -> None:
         # Validated inside its slot: the first launches start at once, not after every file.
         async with gate:
-            try:
-                row.key = await check(ctx, Path(row.file))
-            except LaunchOpsError as exc:
-                row.state, row.error = RowStatus.INVALID, str(exc)
-                notify(row)
-                return
-            if row.key in seen:
-                row.state = RowStatus.DUPLICATE
-                row.error = f"same launch as {seen[row.key].file}"
-                notify(row)
-                return
-            seen[row.key] = row
-            row.state = RowStatus.RUNNING
-            notify(row)
-            held, record = False, None
-            try:
-                record = await run_launch(ctx, row.key, call=call)
-            except LeaseError as exc:  # another worker has it
-                held, row.error = True, str(exc)
-            except Exception as exc:  # one launch's failure, of any kind, stops no other
-                row.error = _failure(row.key, exc)
-            await _fill(ctx, row, held=held, record=record)
-            notify(row)
+            if await _recorded(ctx, row, check, seen, notify):
+                await _work(ctx, row, call, notify)
 
     for row in rows:
         notify(row)
     await asyncio.gather(*(one(row) for row in rows))
     return rows
+
+
+async def record_files(
+    ctx: LaunchContext,
+    paths: list[Path],
+    *,
+    concurrency: int | None = None,
+    check: Validator = _validate_key,
+    on_update: Update | None = None,
+) -> list[BatchRow]:
+    """Validate every file into the journal first (for a batch shared by several workers):
+    rows with their key, or invalid, or the same launch as an earlier file."""
+    rows = [BatchRow(file=str(path)) for path in paths]
+    notify = on_update or (lambda row: None)
+    seen: dict[str, BatchRow] = {}
+    gate = asyncio.Semaphore(concurrency or ctx.profile.concurrency)
+
+    async def one(row: BatchRow) -> None:
+        async with gate:
+            await _recorded(ctx, row, check, seen, notify)
+
+    await asyncio.gather(*(one(row) for row in rows))
+    return rows
+
+
+async def run_keys(
+    ctx: LaunchContext,
+    rows: list[BatchRow],
+    *,
+    concurrency: int | None = None,
+    call: StepCaller = run_step,
+    start: int = 0,
+    on_update: Update | None = None,
+) -> list[BatchRow]:
+    """Run the recorded launches of `rows` that are not settled, at most `concurrency` in
+    flight, from row `start` round to the one before it. Several workers given the same
+    rows from different starts share them: the journal's lease gives each launch to one,
+    and a launch another worker has is left to it (`elsewhere`)."""
+    notify = on_update or (lambda row: None)
+    gate = asyncio.Semaphore(concurrency or ctx.profile.concurrency)
+
+    async def one(row: BatchRow) -> None:
+        async with gate:
+            await _work(ctx, row, call, notify)
+
+    start = start % len(rows) if rows else 0
+    todo = [r for r in rows[start:] + rows[:start] if r.key and not r.settled and r.runnable]
+    await asyncio.gather(*(one(row) for row in todo))
+    return rows
+
+
+async def sweep(
+    ctx: LaunchContext,
+    rows: list[BatchRow],
+    *,
+    concurrency: int | None = None,
+    call: StepCaller = run_step,
+    on_update: Update | None = None,
+    poll: float = 2.0,
+    patience: float = 3600.0,
+) -> list[BatchRow]:
+    """Run again what another worker had, until nothing is left to one: finished by it
+    meanwhile, or taken over here once its lease lapsed (a worker that died: at once on
+    this machine, after `lease_seconds` elsewhere)."""
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        left = [row for row in rows if row.state is RowStatus.ELSEWHERE]
+        if not left:
+            break
+        await asyncio.sleep(poll)
+        await run_keys(ctx, left, concurrency=concurrency, call=call, on_update=on_update)
+    return rows
+
+
+async def _recorded(
+    ctx: LaunchContext,
+    row: BatchRow,
+    check: Validator,
+    seen: dict[str, BatchRow],
+    notify: Update,
+) -> bool:
+    """Validate the row's file into the journal; False when it is invalid or a duplicate."""
+    try:
+        key = await check(ctx, Path(row.file))
+    except LaunchOpsError as exc:
+        row.state, row.error = RowStatus.INVALID, str(exc)
+        notify(row)
+        return False
+    if key in seen:
+        row.key, row.state = key, RowStatus.DUPLICATE
+        row.error = f"same launch as {seen[key].file}"
+        notify(row)
+        return False
+    seen[key], row.key = row, key
+    return True
+
+
+async def _work(ctx: LaunchContext, row: BatchRow, call: StepCaller, notify: Update) -> None:
+    """Run the row's launch and fill the row from the journal; nothing escapes."""
+    assert row.key is not None
+    row.state = RowStatus.RUNNING
+    notify(row)
+    held, record = False, None
+    try:
+        record = await run_launch(ctx, row.key, call=call)
+    except LeaseError as exc:  # another worker has it
+        held, row.error = True, str(exc)
+    except Exception as exc:  # one launch's failure, of any kind, stops no other
+        row.error = _failure(row.key, exc)
+    await _fill(ctx, row, held=held, record=record)
+    notify(row)
 
 
 async def run_funding(
@@ -227,6 +328,14 @@ def report_name(prefix: str) -> str:
     return f"{prefix}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
 
 
+async def name_workers(ctx: LaunchContext, rows: list[BatchRow]) -> list[BatchRow]:
+    """Each row's worker: who last took its launch's lease, wherever that ran."""
+    workers = await ctx.journal.workers([row.key for row in rows if row.key])
+    for row in rows:
+        row.worker = workers.get(row.key or "")
+    return rows
+
+
 def batch_result(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:
     """Write the reports and answer what the commands print: counts, launches, report paths,
     and `ok`: every row finished or left to another worker."""
@@ -244,8 +353,12 @@ __all__ = [
     "RowStatus",
     "batch_result",
     "counts",
+    "name_workers",
+    "record_files",
     "report_name",
     "retry_registrations",
     "run_batch",
+    "run_keys",
+    "sweep",
     "write_reports",
 ]

@@ -55,6 +55,7 @@ class LaunchContext:
         default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
     )
     lease_seconds: float = LEASE_SECONDS
+    worker: str = ""  # who works launches here, as the journal's events name it
     _renewed: dict[str, float] = field(default_factory=dict)
     just_read: dict[str, LaunchRecord] = field(default_factory=dict)
 
@@ -63,13 +64,15 @@ class LaunchContext:
         return self.keypair.pubkey()
 
     async def acquire(self, key: str) -> bool:
-        taken = await self.journal.acquire(key, self.owner, self.lease_seconds)
+        taken = await self.journal.acquire(key, self.owner, self.lease_seconds, self.worker)
         if not taken:
             # A worker on this machine that died (kill -9) need not be waited out.
             record = await self.journal.get(key)
             holder = record.lease_owner if record else None
             if holder and _dead_here(holder):
-                taken = await self.journal.take_over(key, holder, self.owner, self.lease_seconds)
+                taken = await self.journal.take_over(
+                    key, holder, self.owner, self.lease_seconds, self.worker
+                )
         if taken:
             self._renewed[key] = time.monotonic()
         return taken
@@ -117,23 +120,25 @@ async def open_context(
     *,
     progress: Progress = _quiet,
     resolver: Callable[[str], str] | None = None,
-    lease_seconds: float = LEASE_SECONDS,
+    lease_seconds: float | None = None,
+    limiter: Callable[[str, float], Any] | None = None,
 ) -> AsyncIterator[LaunchContext]:
+    """Everything the steps run with, for as long as the block runs. `limiter(name, rate)`
+    makes the rate limit of the API (`api`) and of the RPC (`rpc`) calls, shared by every
+    launch in flight (the Prefect layer passes one shared by every worker)."""
     keypair = load_keypair(profile.keypair, state_dir=profile.profile_dir, resolver=resolver)
     embedded = start_embedded_sandbox(profile, progress)
-    from aiolimiter import AsyncLimiter
-
+    limit = limiter or local_limiter
     journal = await Journal.open(profile.journal)
-    # One rate limit for the API and one for the RPC, shared by every launch in flight.
     client = AsyncServiceClient(
         profile.base_url,
         network=profile.network,
         timeout=profile.timeout_seconds,
-        limiter=AsyncLimiter(profile.api_rate, 1),
+        limiter=limit("api", profile.api_rate),
         max_connections=max(32, profile.concurrency * 2),
     )
     rpc = ChainRpc(
-        profile.rpc_url, timeout=profile.timeout_seconds, limiter=AsyncLimiter(profile.rpc_rate, 1)
+        profile.rpc_url, timeout=profile.timeout_seconds, limiter=limit("rpc", profile.rpc_rate)
     )
     try:
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
@@ -151,7 +156,8 @@ async def open_context(
                 keypair,
                 watcher,
                 progress,
-                lease_seconds=lease_seconds,
+                lease_seconds=lease_seconds or profile.lease_seconds,
+                worker=profile.worker_name,
             )
         finally:
             await watcher.close()
@@ -161,6 +167,13 @@ async def open_context(
         await journal.close()
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)
+
+
+def local_limiter(name: str, rate: float) -> Any:
+    """`rate` calls a second for this process (aiolimiter's leaky bucket)."""
+    from aiolimiter import AsyncLimiter
+
+    return AsyncLimiter(rate, 1)
 
 
 def start_embedded_sandbox(profile: Profile, progress: Progress = _quiet) -> Any:

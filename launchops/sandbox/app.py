@@ -104,6 +104,7 @@ async def _faults_and_stats(
         return await call_next(request)
     name = _endpoint(request.scope)
     service.stats.api[name] += 1
+    service.stats.arrived("api")
     status = service.injector.refusal(name, faults.api_error_rate)
     if status is None:
         return await call_next(request)

@@ -19,6 +19,7 @@ from typing import Any
 from solders.account import Account
 from solders.hash import Hash
 from solders.litesvm import LiteSVM
+from solders.message import to_bytes_versioned
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
@@ -53,6 +54,7 @@ class ChainFaults:
     delay_slots: int = 0  # extra slots before a sent transaction lands
     expire_rate: float = 0.0  # fraction of new transactions built on a doomed blockhash
     expire_next: int = 0  # the next N new transactions are built on one
+    fail_tail_next: int = 0  # the next N launches' later transactions fail on chain
 
 
 @dataclass
@@ -83,6 +85,7 @@ class Chain:
         self.pending_sigs: set[Signature] = set()
         self.dropped: set[Signature] = set()
         self.doomed: dict[Hash, int] = {}  # blockhashes handed out to force an expiry
+        self.failing: set[bytes] = set()  # messages that fail on chain when they land
         self.listeners: list[Callable[[int], None]] = []
         self._new_blockhash()
 
@@ -171,14 +174,22 @@ class Chain:
         self.pending_sigs.add(signature)
         return signature
 
+    def fail_on_landing(self, message: bytes) -> None:
+        """This message, signed and sent, lands failed (a fault: see `fail_tail_next`)."""
+        self.failing.add(message)
+
     def _land(self, item: _Pending) -> None:
         tx = item.tx
         if not self.blockhash_valid(tx.message.recent_blockhash):
             return  # expired while queued: a real leader would drop it too
-        result = self.svm.send_transaction(tx)
-        failed = isinstance(result, FailedTransactionMetadata)
-        logs, units = _meta(result.meta() if failed else result)
-        err = _err_json(result) if failed else None
+        if to_bytes_versioned(tx.message) in self.failing:
+            err: Any = {"InstructionError": [0, {"Custom": 1}]}
+            logs, units = ["Program failed: custom program error: 0x1 (sandbox fault)"], 0
+        else:
+            result = self.svm.send_transaction(tx)
+            failed = isinstance(result, FailedTransactionMetadata)
+            logs, units = _meta(result.meta() if failed else result)
+            err = _err_json(result) if failed else None
         if err == "AlreadyProcessed":
             return
         landed = Landed(

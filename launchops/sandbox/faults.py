@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from typing import Any, Literal
 
@@ -28,6 +29,13 @@ class Faults(BaseModel):
         0, ge=0, le=1_000_000, description="the next N creates and builds expire so"
     )
     delay_slots: int = Field(0, ge=0, le=1000, description="extra slots before landing")
+    fail_tail_next: int = Field(
+        0,
+        ge=0,
+        le=1_000_000,
+        description="the next N launches created land their first transaction and fail the "
+        "later ones on chain (custom program error): what leaves a launch needing a person",
+    )
     rpc_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of RPC calls refused")
     api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")
     error_status: Literal[429, 503, "mixed"] = "mixed"
@@ -62,17 +70,32 @@ class FaultInjector:
 
 
 class Stats:
-    """Calls served per RPC method and per API endpoint, and what faults did."""
+    """Calls served per RPC method and per API endpoint, what faults did, and HTTP requests
+    a second (API and JSON-RPC apart), so a shared rate limit can be checked from here."""
+
+    KEPT_SECONDS = 900
 
     def __init__(self) -> None:
         self.rpc: Counter[str] = Counter()
         self.api: Counter[str] = Counter()
         self.refused: Counter[str] = Counter()
+        self.per_second: dict[str, Counter[int]] = {"api": Counter(), "rpc": Counter()}
+
+    def arrived(self, kind: str) -> None:
+        """One HTTP request of `kind` (api or rpc) arrived now."""
+        second = int(time.time())
+        counts = self.per_second[kind]
+        counts[second] += 1
+        if len(counts) > self.KEPT_SECONDS:
+            for old in sorted(counts)[: len(counts) - self.KEPT_SECONDS]:
+                del counts[old]
 
     def reset(self) -> None:
         self.rpc.clear()
         self.api.clear()
         self.refused.clear()
+        for counts in self.per_second.values():
+            counts.clear()
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -81,4 +104,11 @@ class Stats:
             "refused": dict(self.refused),
             "rpcTotal": sum(self.rpc.values()),
             "apiTotal": sum(self.api.values()),
+            "perSecond": {
+                kind: {str(second): n for second, n in sorted(counts.items())}
+                for kind, counts in self.per_second.items()
+            },
+            "peakPerSecond": {
+                kind: max(counts.values(), default=0) for kind, counts in self.per_second.items()
+            },
         }

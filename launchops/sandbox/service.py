@@ -9,7 +9,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from solders.message import to_bytes_versioned
 from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
 
 from launchops.api.models import (
     BaseToken,
@@ -97,6 +99,11 @@ class SandboxService:
     def create_launch(self, body: CreateLaunchRequest) -> CreateLaunchResponse:
         config = body.launch
         built = launches.build_create(self.chain, config)
+        if self.faults.fail_tail_next > 0:  # its first transaction lands, the rest fail
+            self.faults.fail_tail_next -= 1
+            for raw in built["transactions"][1:]:
+                message = VersionedTransaction.from_bytes(raw).message
+                self.chain.fail_on_landing(to_bytes_versioned(message))
         self.store.put(
             "create",
             built["genesis"],

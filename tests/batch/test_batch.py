@@ -82,7 +82,7 @@ def test_the_cli_batch_reports_and_a_killed_batch_resumes(sandbox_factory, tmp_p
     assert len(report["launches"]) == 8
     assert (
         Path(result["reports"]["csv"]).read_text().splitlines()[0]
-        == "file,key,state,launch_page,mint,error,ok"
+        == "file,key,state,launch_page,mint,error,ok,worker"
     )
 
 

@@ -53,7 +53,7 @@ def test_launch_writes_its_result_and_a_rerun_reports_it(env, tmp_path):
     assert [(r["key"], r["state"]) for r in listed] == [("cli-launch", "registered")]
     detail = json.loads(run(environment, "status", "cli-launch", "--json").stdout)
     steps = [e["step"] for e in detail["events"]]
-    assert steps == ["validate", "create", "sign", "submit", "confirm", "register"]
+    assert steps == ["validate", "lease", "create", "sign", "submit", "confirm", "register"]
     resumed = run(environment, "resume", "cli-launch", "--no-prefect", "--json")
     assert json.loads(resumed.stdout)["state"] == "registered"
 

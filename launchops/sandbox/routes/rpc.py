@@ -23,6 +23,7 @@ router = APIRouter()
 
 @router.post("/", include_in_schema=False)
 async def rpc(request: Request, service: Service, pubsub: Hub) -> Response:
+    service.stats.arrived("rpc")
     try:
         payload = json.loads(await request.body())
     except ClientDisconnect:

@@ -1,0 +1,156 @@
+"""What a Prefect server needs for launchops' workers, made where missing: the process
+work pool, the global limits every worker shares (launches in flight, API and RPC call
+rates, from the profile), the automation that marks a flow run whose worker died as
+crashed, and (given a webhook) the example automation: a notification whenever a launch
+needs a person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from launchops.config.profiles import Profile
+from tasks.events import EVENT_PREFIX
+from tasks.limits import limit_names, shared_rate
+
+CRASH_AUTOMATION = "launchops: crash flow runs whose worker died"
+ATTENTION_AUTOMATION = "launchops: a launch needs attention"
+ATTENTION_BLOCK = "launchops-needs-attention"
+ATTENTION_BODY = (
+    "Launch {{ event.resource['prefect.resource.name'] }} needs a person: {{ event.payload.error }}"
+)
+
+
+@dataclass
+class Prepared:
+    """What `prepare` made, changed, or found already there, one line each."""
+
+    made: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+async def prepare(
+    pool: str,
+    settings: Profile,
+    *,
+    crash_after: float = 90.0,
+    notify_webhook: str | None = None,
+) -> Prepared:
+    from prefect.client.orchestration import get_client
+
+    done = Prepared()
+    async with get_client() as client:
+        await _pool(client, pool, done)
+        await _limits(client, settings, done)
+        await _crash_automation(client, crash_after, done)
+        if notify_webhook:
+            await _attention_automation(client, notify_webhook, done)
+    return done
+
+
+async def _pool(client: Any, pool: str, done: Prepared) -> None:
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
+
+    try:
+        found = await client.read_work_pool(pool)
+    except ObjectNotFound:
+        try:
+            await client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+            done.made.append(f"work pool {pool} (process)")
+            return
+        except ObjectAlreadyExists:  # a worker starting meanwhile made it
+            found = await client.read_work_pool(pool)
+    done.kept.append(f"work pool {pool} ({found.type})")
+
+
+async def _limits(client: Any, settings: Profile, done: Prepared) -> None:
+    names = limit_names(settings.name)
+    wanted = {names["launches"]: (settings.concurrency, None)}
+    for kind, rate in (("api", settings.api_rate), ("rpc", settings.rpc_rate)):
+        shared = shared_rate(names[kind], rate)
+        wanted[shared.name] = (shared.limit, shared.decay)
+    for name, (limit, decay) in wanted.items():
+        await _limit(client, name, limit, decay, done)
+
+
+async def _limit(client: Any, name: str, limit: int, decay: float | None, done: Prepared) -> None:
+    from prefect.client.schemas.actions import (
+        GlobalConcurrencyLimitCreate,
+        GlobalConcurrencyLimitUpdate,
+    )
+    from prefect.exceptions import ObjectNotFound
+
+    what = f"global limit {name}: {limit}" + (f", {decay}/s decay" if decay else "")
+    try:
+        found = await client.read_global_concurrency_limit_by_name(name)
+    except ObjectNotFound:
+        create = GlobalConcurrencyLimitCreate(
+            name=name, limit=limit, slot_decay_per_second=decay or 0.0, active=True
+        )
+        await client.create_global_concurrency_limit(create)
+        done.made.append(what)
+        return
+    if found.limit == limit and (found.slot_decay_per_second or 0.0) == (decay or 0.0):
+        done.kept.append(what)
+        return
+    update = GlobalConcurrencyLimitUpdate(limit=limit, slot_decay_per_second=decay or 0.0)
+    await client.update_global_concurrency_limit(name, update)
+    done.made.append(f"{what} (updated to the profile's)")
+
+
+async def _crash_automation(client: Any, crash_after: float, done: Prepared) -> None:
+    from prefect.client.schemas.objects import StateType
+    from prefect.events.actions import ChangeFlowRunState
+    from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
+
+    if await client.read_automations_by_name(CRASH_AUTOMATION):
+        done.kept.append(f"automation {CRASH_AUTOMATION!r}")
+        return
+    ends = ("Completed", "Failed", "Cancelled", "Crashed")
+    trigger = EventTrigger(
+        after={"prefect.flow-run.heartbeat"},
+        expect={"prefect.flow-run.heartbeat", *(f"prefect.flow-run.{e}" for e in ends)},
+        match={"prefect.resource.id": ["prefect.flow-run.*"]},
+        for_each={"prefect.resource.id"},
+        posture=Posture.Proactive,
+        threshold=1,
+        within=timedelta(seconds=crash_after),
+    )
+    action = ChangeFlowRunState(
+        state=StateType.CRASHED,
+        message=f"no heartbeat for {crash_after:g} s: its worker died",
+    )
+    automation = AutomationCore(name=CRASH_AUTOMATION, trigger=trigger, actions=[action])
+    await client.create_automation(automation)
+    done.made.append(f"automation {CRASH_AUTOMATION!r} (no heartbeat for {crash_after:g} s)")
+
+
+async def _attention_automation(client: Any, webhook: str, done: Prepared) -> None:
+    from prefect.blocks.notifications import CustomWebhookNotificationBlock
+    from prefect.events.actions import SendNotification
+    from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
+
+    block = CustomWebhookNotificationBlock(
+        name="launchops", url=webhook, json_data={"subject": "{{subject}}", "text": "{{body}}"}
+    )
+    block_id = await block.asave(ATTENTION_BLOCK, overwrite=True)
+    for existing in await client.read_automations_by_name(ATTENTION_AUTOMATION):
+        await client.delete_automation(existing.id)  # re-made: it names the block saved now
+    trigger = EventTrigger(
+        expect={f"{EVENT_PREFIX}.needs_attention"},
+        match={"prefect.resource.id": f"{EVENT_PREFIX}.*"},
+        posture=Posture.Reactive,
+        threshold=1,
+        within=timedelta(0),
+    )
+    action = SendNotification(
+        block_document_id=block_id,
+        subject="launchops: a launch needs attention",
+        body=ATTENTION_BODY,
+    )
+    automation = AutomationCore(name=ATTENTION_AUTOMATION, trigger=trigger, actions=[action])
+    await client.create_automation(automation)
+    done.made.append(f"automation {ATTENTION_AUTOMATION!r} -> webhook {webhook}")

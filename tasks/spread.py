@@ -1,0 +1,84 @@
+"""A batch spread over its work pool's workers, the Prefect way: the batch's flow run
+works a share itself and asks, for each other worker online in the pool, for a run of
+the `batch-part` deployment (a subflow run on the pool, which a free worker takes).
+
+Every part walks the whole batch from its own starting row; the journal's lease gives
+each launch to exactly one of them, so the work balances itself (a fast worker takes
+more) and nothing runs twice. Each worker runs its steps as task runs of its own flow
+run; the batch's flow run writes the one report, from the journal, for every launch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+PART_DEPLOYMENT = "batch-part/batch-part-{profile}"
+
+
+@dataclass
+class Spread:
+    """Who works a batch: this flow run and its parts' flow runs, and each one's lanes."""
+
+    participants: int = 1
+    lanes: int = 1
+    parts: list[Any] = field(default_factory=list)  # prefect FlowRun, one per part
+
+
+async def spread_batch(
+    keys: list[str], profile: str, profiles_file: str | None, concurrency: int
+) -> Spread:
+    """Ask for a part per other online worker of this flow run's pool (none when the
+    flow run does not come from a pool's deployment, or no part deployment exists)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.objects import WorkerStatus
+    from prefect.context import get_run_context
+    from prefect.deployments import arun_deployment
+    from prefect.exceptions import ObjectNotFound
+
+    flow_run = get_run_context().flow_run  # type: ignore[union-attr]
+    if flow_run is None or not flow_run.deployment_id or not flow_run.work_pool_name:
+        return Spread(1, concurrency)
+    async with get_client() as client:
+        workers = await client.read_workers_for_work_pool(flow_run.work_pool_name)
+        online = sum(1 for w in workers if w.status == WorkerStatus.ONLINE)
+        try:
+            part = await client.read_deployment_by_name(PART_DEPLOYMENT.format(profile=profile))
+        except ObjectNotFound:
+            return Spread(1, concurrency)
+    participants = max(1, min(online, len(keys)))
+    lanes = max(1, math.ceil(concurrency / participants))
+    spread = Spread(participants, lanes)
+    for index in range(1, participants):
+        parameters = {
+            "keys": keys,
+            "start": index * len(keys) // participants,
+            "lanes": lanes,
+            "profile": profile,
+            "profiles_file": profiles_file,
+        }
+        run = await arun_deployment(
+            part.id, parameters=parameters, timeout=0, tags=["launchops", "batch-part"]
+        )
+        spread.parts.append(run)
+    return spread
+
+
+async def finish_spread(spread: Spread) -> dict[str, str]:
+    """Once every launch is settled: a part no worker has started yet is cancelled (there
+    is nothing left for it); the parts' states, by flow run name."""
+    from prefect.client.orchestration import get_client
+    from prefect.states import Cancelled
+
+    states: dict[str, str] = {}
+    async with get_client() as client:
+        for part in spread.parts:
+            run = await client.read_flow_run(part.id)
+            if run.state is not None and (run.state.is_scheduled() or run.state.is_pending()):
+                await client.set_flow_run_state(
+                    run.id, Cancelled(message="the batch finished without it"), force=True
+                )
+                run = await client.read_flow_run(part.id)
+            states[run.name] = run.state.name if run.state else "unknown"
+    return states

@@ -1,0 +1,373 @@
+"""Scheduled batches on a Prefect server with workers, as an ops team runs them: a Prefect
+server on PostgreSQL, a process work pool, two `prefect worker start` processes each with
+its own LAUNCHOPS_HOME and the same PostgreSQL journal, against the sandbox.
+
+The module shares one server and its workers (the tests run in order): `launchops deploy
+--pool` makes what the server needs; a batch spreads over both workers, every launch
+registered once, the shared rate limits held in every second, the events on the server;
+a launch needing a person notifies a webhook; a cron batch and a one-off schedule fire
+with nobody acting; a worker killed mid-launch leaves nothing for a person.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import base58
+import httpx
+import pytest
+from solders.keypair import Keypair
+
+from tests.support.pipeline import dump_yaml, launch_document, set_faults, stats
+from tests.support.prefect_pool import (
+    PrefectServer,
+    Worker,
+    database,
+    free_port,
+    page_text,
+    screenshot,
+)
+
+pytestmark = pytest.mark.postgres
+POOL = "launchops-pool"
+API_RATE, RPC_RATE = 6, 12  # low: the batch presses on them
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Hook(BaseHTTPRequestHandler):
+    received: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Hook.received.append(json.loads(body or b"{}"))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+class Pool:
+    """The server, the workers, the sandbox and the environment every process shares."""
+
+    def __init__(self, root: Path, sandbox: Any, journal_db: str, server: PrefectServer) -> None:
+        self.root, self.sandbox, self.server = root, sandbox, server
+        self.key = Keypair()
+        self.launch_env = {
+            "LAUNCHOPS_BASE_URL": sandbox.base_url,
+            "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
+            "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+            "LAUNCHOPS_KEYPAIR": "env:LAUNCH_CREATOR_KEY",
+            "LAUNCH_CREATOR_KEY": base58.b58encode(bytes(self.key)).decode(),
+            "LAUNCHOPS_JOURNAL_URL": f"postgresql://postgres@127.0.0.1:5432/{journal_db}",
+            "LAUNCHOPS_API_RATE": str(API_RATE),
+            "LAUNCHOPS_RPC_RATE": str(RPC_RATE),
+            "LAUNCHOPS_CONCURRENCY": "4",
+            "LAUNCHOPS_POLL_SECONDS": "0.05",
+            "LAUNCHOPS_REBROADCAST_SECONDS": "0.5",
+            "LAUNCHOPS_LEASE_SECONDS": "20",
+        }
+        self.workers = [self._worker(name) for name in ("worker-a", "worker-b")]
+        self.hook = HTTPServer(("127.0.0.1", free_port()), Hook)
+        threading.Thread(target=self.hook.serve_forever, daemon=True).start()
+
+    def env(self, name: str, **extra: str) -> dict[str, str]:
+        home = self.root / name
+        return {
+            **os.environ,
+            **self.server.client_env(home / "prefect"),
+            **self.launch_env,
+            "LAUNCHOPS_HOME": str(home / "launchops"),
+            "LAUNCHOPS_WORKER_NAME": name,
+            **extra,
+        }
+
+    def _worker(self, name: str) -> Worker:
+        env = self.env(
+            name,
+            PREFECT_WORKER_QUERY_SECONDS="1",
+            PREFECT_FLOWS_HEARTBEAT_FREQUENCY="30",
+            PREFECT_LOGGING_LEVEL="INFO",
+        )
+        return Worker(name, POOL, env, self.root / f"{name}.log")
+
+    def launchops(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "launchops.cli", *args],
+            capture_output=True,
+            text=True,
+            env=self.env("operator"),
+            timeout=timeout,
+            cwd=ROOT,
+        )
+
+    def prefect(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "prefect", *args],
+            capture_output=True,
+            text=True,
+            env=self.env("operator"),
+            timeout=timeout,
+        )
+
+    def folder(self, name: str, count: int, **changes: Any) -> Path:
+        folder = self.root / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for index in range(count):
+            key = f"{name}-{index:02d}"
+            document = launch_document(key=key, symbol=f"P{index}", **changes)
+            (folder / f"{key}.yaml").write_text(dump_yaml(document))
+        return folder
+
+    def run_batch(self, folder: Path, *, wait: bool = True) -> str:
+        """A run of the batch deployment on the pool, for `folder`; its flow run id."""
+        params = json.dumps({"paths": [str(folder)]})
+        args = ["deployment", "run", "batch/batch-sandbox", "--params", params]
+        done = self.prefect(*args, *(["--watch"] if wait else []))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return next(
+            line.split()[-1]
+            for line in done.stdout.splitlines()
+            if "UUID" in line or line.strip().startswith("└── UUID")
+        )
+
+    def flow_run(self, run_id: str) -> dict[str, Any]:
+        return self.server.api("GET", f"/flow_runs/{run_id}")
+
+    def wait_for(self, run_id: str, states: set[str], timeout: float = 240) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            run = self.flow_run(run_id)
+            if run["state_type"] in states:
+                return run
+            assert time.monotonic() < deadline, (run["state_type"], run["state_name"])
+            time.sleep(1)
+
+    def journal(self, key: str) -> dict[str, Any]:
+        done = self.launchops("status", key, "--json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    def report(self) -> dict[str, Any]:
+        """The newest batch report, from whichever worker's home the batch ran in."""
+        found = sorted(
+            self.root.glob("worker-*/launchops/sandbox/reports/batch-*.json"),
+            key=lambda p: p.stat().st_mtime,
+        )
+        return json.loads(found[-1].read_text())
+
+    def events(self, prefix: str) -> list[dict[str, Any]]:
+        since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+        body = {"filter": {"occurred": {"since": since}, "event": {"prefix": [prefix]}}}
+        page = self.server.api("POST", "/events/filter", json={**body, "limit": 50})
+        found = list(page["events"])
+        while page.get("next_page"):
+            page = httpx.get(page["next_page"], timeout=30).json()
+            found += page["events"]
+        return found
+
+    def close(self) -> None:
+        for worker in self.workers:  # workers before the server (a worker outliving it hangs)
+            worker.stop()
+        self.server.stop()
+        self.hook.shutdown()
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    from launchops.sandbox.server import Sandbox, SandboxConfig
+
+    root = tmp_path_factory.mktemp("pool")
+    with (
+        Sandbox(SandboxConfig(port=0, slot_ms=400)) as sandbox,
+        database("prefect") as server_db,
+        database("journal") as journal_db,
+    ):
+        server = PrefectServer(
+            root / "server",
+            server_db,
+            PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
+            PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED="true",
+        )
+        built = None
+        try:
+            built = Pool(root, sandbox, journal_db, server)
+            airdrop(sandbox, built.key)
+            yield built
+        finally:
+            if built is not None:
+                built.close()
+            else:
+                server.stop()
+
+
+def airdrop(sandbox: Any, key: Keypair) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop"}
+    body["params"] = [str(key.pubkey()), 1000 * 10**9]
+    httpx.post(sandbox.rpc_url, json=body).raise_for_status()
+    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
+
+
+def test_deploy_makes_what_the_server_needs_once(pool):
+    folder = pool.folder("spread", 16)
+    hook = f"http://127.0.0.1:{pool.hook.server_port}/"
+    args = ["deploy", "--pool", POOL, "--batch", str(folder), "--crash-after", "45"]
+    first = pool.launchops(*args, "--notify-webhook", hook, "--json")
+    assert first.returncode == 0, first.stderr[-3000:]
+    made = json.loads(first.stdout)
+    pool_lines = [line for line in made["made"] + made["kept"] if line.startswith("work pool")]
+    assert pool_lines == [f"work pool {POOL} (process)"]  # the workers may have made it first
+    limits = [line for line in made["made"] if line.startswith("global limit")]
+    assert len(limits) == 3, made  # launches in flight, API rate, RPC rate
+    assert sum("automation" in line for line in made["made"]) == 2
+    assert {"batch-sandbox", "batch-part-sandbox"} <= set(made["deployments"])
+    again = json.loads(pool.launchops(*args, "--json").stdout)
+    assert not [line for line in again["made"] if "automation 'launchops: crash" in line]
+    assert any(line.startswith(f"work pool {POOL}") for line in again["kept"])
+
+
+def test_a_batch_spreads_over_both_workers_once_each_within_the_shared_rates(pool):
+    httpx.post(f"{pool.sandbox.url}/_sandbox/stats/reset").raise_for_status()
+    before = stats(pool.sandbox)["launches"]
+    run_id = pool.run_batch(pool.root / "spread")
+    run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+    assert run["state_type"] == "COMPLETED", run["state"]
+    report = pool.report()
+    assert report["counts"] == {"registered": 16}, report["counts"]
+    workers = {row["worker"] for row in report["launches"]}
+    assert workers == {"worker-a", "worker-b"}, workers  # spread over both
+    after = stats(pool.sandbox)
+    for what in ("created", "mintsOnChain", "registered"):
+        assert after["launches"][what] - before[what] == 16, (what, after["launches"])
+    peaks = after["peakPerSecond"]
+    assert 0 < peaks["api"] <= API_RATE and 0 < peaks["rpc"] <= RPC_RATE, peaks
+    registered = pool.events("launchops.launch.registered")
+    keys = {e["resource"]["prefect.resource.name"] for e in registered}
+    assert {f"spread-{i:02d}" for i in range(16)} <= keys
+    event = next(e for e in registered if e["resource"]["prefect.resource.name"] == "spread-00")
+    roles = {r["prefect.resource.role"] for r in event["related"]}
+    assert {"mint", "genesis-account", "network"} <= roles
+    assert "secret" not in json.dumps(event).lower()
+
+
+def test_the_ui_shows_the_batch_report_and_the_launch_events(pool):
+    """Screenshots of the server's UI (headless Chromium, when installed): the batch's
+    report artifact and the event feed with the launches' events. They are kept in
+    LAUNCHOPS_SCREENSHOTS when set, to be looked at."""
+    folder = Path(os.environ.get("LAUNCHOPS_SCREENSHOTS") or pool.root / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    body = {"artifacts": {"key": {"any_": ["batch-report"]}}, "sort": "CREATED_DESC"}
+    [report, *_] = pool.server.api("POST", "/artifacts/filter", json=body)
+    assert "16 registered" in report["description"], report["description"]
+    ui = pool.server.url.removesuffix("/api")
+    [event, *_] = [
+        e
+        for e in pool.events("launchops.launch.registered")
+        if e["resource"]["prefect.resource.name"] == "spread-00"
+    ]
+    day = event["occurred"][:10]
+    pages = {
+        "batch-report": (f"{ui}/artifacts/artifact/{report['id']}", "spread-15"),
+        "launch-event": (f"{ui}/events/event/{day}/{event['id']}", "solana.network"),
+    }
+    for name, (url, shown) in pages.items():
+        if screenshot(url, folder / f"{name}.png") is None:
+            pytest.skip("Chromium is not installed (apt-get install chromium)")
+        text = page_text(url)
+        assert text is not None and shown in text, (name, (text or "")[-2000:])
+
+
+def test_a_launch_needing_a_person_notifies_the_webhook(pool):
+    set_faults(pool.sandbox, fail_tail_next=1)
+    folder = pool.folder("attention", 1)
+    run_id = pool.run_batch(folder)
+    pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+    assert pool.journal("attention-00")["state"] == "needs_attention"
+    deadline = time.monotonic() + 60
+    while not any("attention-00" in json.dumps(r) for r in Hook.received):
+        assert time.monotonic() < deadline, Hook.received
+        time.sleep(0.5)
+    [note] = [r for r in Hook.received if "attention-00" in json.dumps(r)]
+    assert "needs a person" in note["text"] and "failed on chain" in note["text"]
+
+
+def test_a_cron_batch_and_a_one_off_schedule_fire_with_nobody_acting(pool):
+    now = datetime.now(UTC)
+    fire = (now + timedelta(seconds=20)).replace(second=0, microsecond=0) + timedelta(minutes=1)
+    cron_folder = pool.folder("cron", 2)
+    once = launch_document(key="once")
+    once["schedule"] = (now + timedelta(seconds=15)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    scheduled = pool.root / "scheduled"
+    scheduled.mkdir()
+    (scheduled / "once.yaml").write_text(dump_yaml(once))
+    cron = f"{fire.minute} {fire.hour} * * *"
+    args = ["deploy", "--pool", POOL, "--batch", str(cron_folder), "--batch-cron", cron]
+    deployed = pool.launchops(*args, "--launches", str(scheduled), "--json")
+    assert deployed.returncode == 0, deployed.stderr[-3000:]
+    assert "launch-once" in json.loads(deployed.stdout)["deployments"]
+    deadline = time.monotonic() + (fire - now).total_seconds() + 120
+    keys = ["once", "cron-00", "cron-01"]
+    while not all(_state(pool, key) == "registered" for key in keys):
+        assert time.monotonic() < deadline, {key: _state(pool, key) for key in keys}
+        time.sleep(2)
+
+
+def _state(pool: Pool, key: str) -> str | None:
+    done = pool.launchops("status", key, "--json")
+    return json.loads(done.stdout)["state"] if done.returncode == 0 else None
+
+
+def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
+    before = stats(pool.sandbox)["launches"]
+    folder = pool.folder("kill", 10)
+    run_id = pool.run_batch(folder, wait=False)
+    victim = pool.workers[1]
+    deadline = time.monotonic() + 120
+    while not _worked_by(pool, "kill", victim.name):
+        assert time.monotonic() < deadline, "worker-b never took a launch"
+        time.sleep(0.2)
+    victim.kill()  # the worker, its flow run process, everything it started
+    killed_at = time.monotonic()
+    run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+    finished_in = time.monotonic() - killed_at
+    assert run["state_type"] == "COMPLETED", run["state"]
+    assert finished_in < 20 + 60, finished_in  # the lease, and the sweep's round
+    states = {f"kill-{i:02d}": _state(pool, f"kill-{i:02d}") for i in range(10)}
+    assert set(states.values()) == {"registered"}, states
+    after = stats(pool.sandbox)["launches"]
+    for what in ("mintsOnChain", "registered"):
+        assert after[what] - before[what] == 10, (what, after)
+    parts = [p for p in _parts(pool, run_id) if p["state_type"] != "CANCELLED"]
+    [dead] = parts
+    crashed = pool.wait_for(dead["id"], {"CRASHED", "COMPLETED", "FAILED"}, timeout=150)
+    assert crashed["state_type"] == "CRASHED", crashed["state"]
+    victim.restart()
+
+
+def _worked_by(pool: Pool, prefix: str, worker: str) -> bool:
+    """Whether `worker` holds a launch of the batch that is not registered yet."""
+    import psycopg
+
+    url = pool.launch_env["LAUNCHOPS_JOURNAL_URL"]
+    with psycopg.connect(url) as db:
+        rows = db.execute(
+            "select l.key from launches l join events e on e.key = l.key where e.step = 'lease'"
+            " and e.message like %s and l.key like %s and l.state not in ('registered')",
+            (f"worked by {worker}%", f"{prefix}-%"),
+        ).fetchall()
+    return bool(rows)
+
+
+def _parts(pool: Pool, parent_id: str) -> list[dict[str, Any]]:
+    body = {"flow_runs": {"parent_flow_run_id": {"any_": [parent_id]}}}
+    found = pool.server.api("POST", "/flow_runs/filter", json=body)
+    return [run for run in found if run["id"] != parent_id]
