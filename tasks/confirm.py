@@ -10,6 +10,6 @@ from tasks.context import context
 from tasks.options import STEP_TASK
 
 
-@task(name="confirm", **STEP_TASK)
+@task(name="confirm", task_run_name="confirm {key}", **STEP_TASK)
 async def confirm_step(context_name: str, key: str) -> None:
     await run_step(Step.CONFIRM, context(context_name), key)

@@ -4,6 +4,7 @@ secret reaches Prefect's API), while the clients, journal and keypair stay in-pr
 from __future__ import annotations
 
 import contextlib
+import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -38,11 +39,16 @@ def listen(listener: Callable[[str, str, str], None]) -> None:
 
 
 def progress(key: str, step: str, message: str) -> None:
+    """A step's progress: to the listeners (a live display), and to the run's log at DEBUG
+    only (each log line sent to the API costs the client and the server; the journal's
+    events and the task runs, named by launch and step, say the same)."""
     from prefect.exceptions import MissingContextError
     from prefect.logging import get_run_logger
 
     with contextlib.suppress(MissingContextError):
-        get_run_logger().info("%s %s: %s", key or "-", step, message)
+        logger = get_run_logger()
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s %s: %s", key or "-", step, message)
     for listener in list(_LISTENERS):
         listener(key, step, message)
 
@@ -100,6 +106,7 @@ async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator
     from tasks.secrets import secret_keypair
 
     settings = load_profile(profile, profiles_file=Path(profiles_file) if profiles_file else None)
+    _quiet_task_runs()
     limits = await existing_limits(list(limit_names(profile).values())) if _deployment_id() else {}
     limiter = _shared_limiter(profile, limits) if limits else None
     async with open_context(
@@ -111,6 +118,15 @@ async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator
             yield FlowContext(ctx, name, settings, limits)
         finally:
             forget(name)
+
+
+def _quiet_task_runs() -> None:
+    """Task runs log at WARNING: no "Finished in state Completed()" line per step, sent to
+    the API and printed (six a launch); their states show in the UI all the same, and a
+    failure is still logged. PREFECT_LOGGING_LEVEL=DEBUG brings the lines back."""
+    task_runs = logging.getLogger("prefect.task_runs")
+    if task_runs.getEffectiveLevel() == logging.INFO:
+        task_runs.setLevel(logging.WARNING)
 
 
 def _shared_limiter(profile: str, present: dict[str, int]) -> Callable[[str, float], object]:

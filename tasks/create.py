@@ -10,6 +10,6 @@ from tasks.context import context
 from tasks.options import STEP_TASK
 
 
-@task(name="create", **STEP_TASK)
+@task(name="create", task_run_name="create {key}", **STEP_TASK)
 async def create_step(context_name: str, key: str) -> None:
     await run_step(Step.CREATE, context(context_name), key)

@@ -10,6 +10,6 @@ from tasks.context import context
 from tasks.options import STEP_TASK
 
 
-@task(name="register", **STEP_TASK)
+@task(name="register", task_run_name="register {key}", **STEP_TASK)
 async def register_step(context_name: str, key: str) -> None:
     await run_step(Step.REGISTER, context(context_name), key)

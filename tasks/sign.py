@@ -10,6 +10,6 @@ from tasks.context import context
 from tasks.options import STEP_TASK
 
 
-@task(name="sign", **STEP_TASK)
+@task(name="sign", task_run_name="sign {key}", **STEP_TASK)
 async def sign_step(context_name: str, key: str) -> None:
     await run_step(Step.SIGN, context(context_name), key)

@@ -10,6 +10,6 @@ from tasks.context import context
 from tasks.options import STEP_TASK
 
 
-@task(name="submit", **STEP_TASK)
+@task(name="submit", task_run_name="submit {key}", **STEP_TASK)
 async def submit_step(context_name: str, key: str) -> None:
     await run_step(Step.SUBMIT, context(context_name), key)

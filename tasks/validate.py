@@ -11,7 +11,7 @@ from launchops.pipeline.runner import validate
 from tasks.context import context
 
 
-@task(name="validate", cache_policy=NO_CACHE, persist_result=False)
+@task(name="validate", task_run_name="validate {path}", cache_policy=NO_CACHE, persist_result=False)
 async def validate_step(context_name: str, path: str, replace: bool = False) -> str:
     record = await validate(context(context_name), Path(path), replace=replace)
     return record.key

@@ -33,6 +33,9 @@ def prefect_server(tmp_path_factory) -> Iterator[None]:
     os.environ["PREFECT_HOME"] = str(tmp_path_factory.mktemp("prefect-home"))
     os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    from launchops.cli.common import PREFECT_SERVER_SETTINGS
+
+    os.environ.update(PREFECT_SERVER_SETTINGS)  # the server launchops recommends
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=60):

@@ -230,7 +230,8 @@ async def test_the_prefect_batch_flow_publishes_a_table_artifact(
     assert result["counts"] == {"registered": 3}
     async with get_client() as client:
         artifacts = await client.read_artifacts()
-    table = next(a for a in artifacts if a.key == "batch-report")
+    report = Path(result["reports"]["json"]).stem  # other tests publish batch reports too
+    table = next(a for a in artifacts if a.key == "batch-report" and report in a.description)
     assert "3 registered" in table.description
     data = table.data if isinstance(table.data, list) else json.loads(table.data)
     assert sorted(row["key"] for row in data) == ["pf-00", "pf-01", "pf-02"]

@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from launchops.cli.common import PREFECT_SERVER_SETTINGS
+
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 PREFECT = [sys.executable, "-m", "prefect"]
 
@@ -102,6 +104,7 @@ class PrefectServer:
             "DO_NOT_TRACK": "1",
             "PREFECT_LOGGING_LEVEL": "WARNING",
             "PREFECT_UI_API_URL": self.url,  # the UI's pages call the API here
+            **PREFECT_SERVER_SETTINGS,
             **settings,
         }
         self.log = home / "server.log"
