@@ -3,12 +3,18 @@
 The service builds these transactions; the creator's key signs them. So each is read
 instruction by instruction first: the money goes where it was asked, in the amount asked,
 nothing else moves funds, and nobody else signs. Anything else is refused, unsigned.
+
+A v0 transaction may load accounts from address lookup tables: the caller resolves the
+tables over RPC first (`Tables`) and every account index is read through them.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping, Sequence
 
+from solders.instruction import CompiledInstruction
+from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
@@ -21,6 +27,54 @@ MEMO_PROGRAMS = frozenset(
 )
 
 
+Tables = Mapping[Pubkey, Sequence[Pubkey]]
+"""The addresses of each lookup table a transaction uses, by the table's address."""
+
+
+def lookup_tables(tx: VersionedTransaction) -> list[Pubkey]:
+    """The lookup tables a transaction loads accounts from (none but for v0)."""
+    message = tx.message
+    if not isinstance(message, MessageV0):
+        return []
+    return [lookup.account_key for lookup in message.address_table_lookups]
+
+
+def account_keys(tx: VersionedTransaction, tables: Tables | None = None) -> list[Pubkey]:
+    """Every account the transaction's indexes point at: its own keys, then the writable
+    then the read-only addresses it loads from its lookup tables."""
+    message = tx.message
+    keys = list(message.account_keys)
+    if not isinstance(message, MessageV0) or not message.address_table_lookups:
+        return keys
+    writable: list[Pubkey] = []
+    readonly: list[Pubkey] = []
+    for lookup in message.address_table_lookups:
+        table = (tables or {}).get(lookup.account_key)
+        if table is None:
+            raise TransactionRefused(
+                f"the transaction loads accounts from lookup table {lookup.account_key}, "
+                "which was not found on the chain"
+            )
+        indexes = [*lookup.writable_indexes, *lookup.readonly_indexes]
+        if any(i >= len(table) for i in indexes):
+            raise TransactionRefused(
+                f"the transaction reads past the end of lookup table {lookup.account_key}"
+            )
+        writable += [table[i] for i in lookup.writable_indexes]
+        readonly += [table[i] for i in lookup.readonly_indexes]
+    return keys + writable + readonly
+
+
+def _accounts(
+    keys: list[Pubkey], ix: CompiledInstruction, index: int, at_least: int
+) -> list[Pubkey]:
+    """The instruction's accounts, refused when it names too few or one out of range."""
+    indexes = list(ix.accounts)
+    if len(indexes) < at_least or any(i >= len(keys) for i in indexes):
+        raise TransactionRefused(f"instruction {index + 1} names too few or unknown accounts")
+    return [keys[i] for i in indexes]
+
+
 def _transfer(data: bytes) -> int | None:
     """Lamports of a System transfer instruction's data, else None."""
     if len(data) == 12 and struct.unpack_from("<I", data)[0] == p.SYSTEM_TRANSFER:
@@ -29,20 +83,26 @@ def _transfer(data: bytes) -> int | None:
 
 
 def check_fund(
-    tx: VersionedTransaction, *, agent: Pubkey, sender: Pubkey, lamports: int, memo: str
+    tx: VersionedTransaction,
+    *,
+    agent: Pubkey,
+    sender: Pubkey,
+    lamports: int,
+    memo: str,
+    tables: Tables | None = None,
 ) -> None:
     wallet = p.agent_wallet(agent)
     _only_signer(tx, sender)
-    keys = tx.message.account_keys
+    keys = account_keys(tx, tables)
     transfers, memos = 0, 0
     for index, ix in enumerate(tx.message.instructions):
-        program = keys[ix.program_id_index]
-        accounts = [keys[i] for i in ix.accounts]
+        program = keys[ix.program_id_index]  # a called program is never in a table
         data = bytes(ix.data)
         if program == p.COMPUTE_BUDGET_PROGRAM:
             continue
         if program == p.SYSTEM_PROGRAM and _transfer(data) is not None:
             amount = _transfer(data)
+            accounts = _accounts(keys, ix, index, 2)
             if accounts[:2] != [sender, wallet]:
                 raise TransactionRefused(
                     f"instruction {index + 1} moves funds from {accounts[0]} to {accounts[1]}, "
@@ -68,11 +128,16 @@ def check_fund(
 
 
 def check_withdraw(
-    tx: VersionedTransaction, *, agent: Pubkey, sender: Pubkey, lamports: int
+    tx: VersionedTransaction,
+    *,
+    agent: Pubkey,
+    sender: Pubkey,
+    lamports: int,
+    tables: Tables | None = None,
 ) -> None:
     wallet = p.agent_wallet(agent)
     _only_signer(tx, sender)
-    keys = tx.message.account_keys
+    keys = account_keys(tx, tables)
     executes = 0
     for index, ix in enumerate(tx.message.instructions):
         program = keys[ix.program_id_index]
@@ -82,7 +147,7 @@ def check_withdraw(
             raise TransactionRefused(
                 f"instruction {index + 1} calls {program}, which a withdraw does not need"
             )
-        accounts = [keys[i] for i in ix.accounts]
+        accounts = _accounts(keys, ix, index, 9)
         data = bytes(ix.data)
         if not data or data[0] != p.EXECUTE_DISCRIMINATOR or len(data) < 5:
             raise TransactionRefused(f"instruction {index + 1} is not an mpl-core Execute")

@@ -115,6 +115,21 @@ class ChainRpc:
     async def airdrop(self, key: Pubkey, lamports: int) -> Signature:
         return (await self._call(lambda: self.client.request_airdrop(key, lamports))).value
 
+    async def lookup_tables(self, keys: list[Pubkey]) -> dict[Pubkey, list[Pubkey]]:
+        """The addresses of each address lookup table found among `keys` (absent: not one)."""
+        from solders.address_lookup_table_account import ID, AddressLookupTable
+
+        if not keys:
+            return {}
+        accounts = (
+            await self._call(lambda: self.client.get_multiple_accounts(keys, Confirmed))
+        ).value
+        return {
+            key: list(AddressLookupTable.deserialize(bytes(account.data)).addresses)
+            for key, account in zip(keys, accounts, strict=True)
+            if account is not None and account.owner == ID
+        }
+
     async def account_exists(self, key: Pubkey) -> bool:
         return (
             await self._call(lambda: self.client.get_account_info(key, Confirmed))

@@ -21,12 +21,13 @@ from solders.transaction import VersionedTransaction
 from launchops.api.amounts import lamports
 from launchops.api.fields import problems_of
 from launchops.api.models import FundRequest, WithdrawRequest
-from launchops.chain.checks import check_fund, check_withdraw
+from launchops.chain.checks import Tables, check_fund, check_withdraw, lookup_tables
 from launchops.config.files import parse_yaml, read_text
 from launchops.errors import APIStatusError, InvalidInputError, LaunchFileError, Problem
 from launchops.journal.records import Created, LaunchRecord, TransferOrder
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import (
+    Check,
     StepFunction,
     confirm,
     next_attempt,
@@ -123,20 +124,35 @@ async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
     await ctx.journal.record_created(record.key, number, created)
 
 
-def check(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:
-    """Refuse, unsigned, a fund or withdraw that is not exactly what was asked."""
-    order = record.order
-    tx = VersionedTransaction.from_bytes(raw)
-    amount = lamports(order.amount)
-    if record.kind is Kind.FUND:
-        assert order.memo is not None
-        check_fund(tx, agent=order.agent, sender=ctx.wallet, lamports=amount, memo=order.memo)
-    else:
-        check_withdraw(tx, agent=order.agent, sender=ctx.wallet, lamports=amount)
+def checker(tables: Tables) -> Check:
+    """The check of a fund or withdraw, reading accounts through the lookup tables given."""
+
+    def check(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:
+        """Refuse, unsigned, a fund or withdraw that is not exactly what was asked."""
+        order = record.order
+        tx = VersionedTransaction.from_bytes(raw)
+        common = {"agent": order.agent, "sender": ctx.wallet, "tables": tables}
+        amount = lamports(order.amount)
+        if record.kind is Kind.FUND:
+            assert order.memo is not None
+            check_fund(tx, lamports=amount, memo=order.memo, **common)
+        else:
+            check_withdraw(tx, lamports=amount, **common)
+
+    return check
 
 
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
-    await sign_checked(ctx, record, check)
+    """Resolve the lookup tables the transaction loads accounts from (over RPC), check
+    what it moves through them, and sign it."""
+    attempt = record.current
+    assert attempt is not None
+    keys = [
+        table
+        for raw in attempt.created.transactions
+        for table in lookup_tables(VersionedTransaction.from_bytes(raw))
+    ]
+    await sign_checked(ctx, record, checker(await ctx.rpc.lookup_tables(keys)))
 
 
 TRANSFER_STEPS: dict[Step, StepFunction] = {

@@ -17,15 +17,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solders.account import Account
+from solders.address_lookup_table_account import (
+    AddressLookupTable,
+    AddressLookupTableAccount,
+)
 from solders.hash import Hash
+from solders.instruction import Instruction
 from solders.litesvm import LiteSVM
-from solders.message import to_bytes_versioned
+from solders.message import MessageV0, to_bytes_versioned
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
 from launchops.errors import RpcError
+from launchops.sandbox.formats import (
+    LOOKUP_TABLE_PROGRAM,
+    AnyMessage,
+    TxFormat,
+    compile_message,
+    new_table,
+    table_candidates,
+)
 
 BLOCKHASH_VALIDITY = 150
 FINALIZED_DEPTH = 32
@@ -55,6 +68,7 @@ class ChainFaults:
     expire_rate: float = 0.0  # fraction of new transactions built on a doomed blockhash
     expire_next: int = 0  # the next N new transactions are built on one
     fail_tail_next: int = 0  # the next N launches' later transactions fail on chain
+    tx_format: TxFormat = "v0"  # the format new transactions are built in
 
 
 @dataclass
@@ -70,6 +84,7 @@ class Chain:
     slot_ms: int = 400
     faults: ChainFaults = field(default_factory=ChainFaults)
     on_landed: Callable[[VersionedTransaction, Landed], None] | None = None
+    on_set: Callable[[Pubkey, Account], None] | None = None  # an account written directly
     rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
@@ -252,6 +267,42 @@ class Chain:
 
     def set_account(self, key: Pubkey, account: Account) -> None:
         self.svm.set_account(key, account)
+        if self.on_set is not None:
+            self.on_set(key, account)
+
+    def keys_of(self, tx: VersionedTransaction) -> list[Pubkey]:
+        """Every account a transaction loads: its own keys, then those of its lookup
+        tables (writable ones first, as the runtime orders them)."""
+        message = tx.message
+        keys = list(message.account_keys)
+        if not isinstance(message, MessageV0):
+            return keys
+        writable: list[Pubkey] = []
+        readonly: list[Pubkey] = []
+        for lookup in message.address_table_lookups:
+            table = self.account(lookup.account_key)
+            if table is None or table.owner != LOOKUP_TABLE_PROGRAM:
+                continue
+            addresses = AddressLookupTable.deserialize(bytes(table.data)).addresses
+            writable += [addresses[i] for i in lookup.writable_indexes if i < len(addresses)]
+            readonly += [addresses[i] for i in lookup.readonly_indexes if i < len(addresses)]
+        return keys + writable + readonly
+
+    # ── building ────────────────────────────────────────────────────────────
+
+    def build(
+        self, payer: Pubkey, groups: list[list[Instruction]], blockhash: Hash
+    ) -> list[AnyMessage]:
+        """One message per group of instructions, in the format the faults set; for
+        `v0-alt`, one lookup table written on the chain for all of them."""
+        tx_format = self.faults.tx_format
+        table = None
+        if tx_format == "v0-alt":
+            addresses = table_candidates(groups)
+            key, account = new_table(addresses, self.rent_exempt(len(addresses) * 32 + 56))
+            self.set_account(key, account)
+            table = AddressLookupTableAccount(key, addresses)
+        return [compile_message(tx_format, payer, ixs, blockhash, table) for ixs in groups]
 
     def airdrop(self, key: Pubkey, lamports: int) -> Signature:
         result = self.svm.airdrop(key, lamports)

@@ -9,9 +9,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from launchops.sandbox.formats import TxFormat
+
 
 class Faults(BaseModel):
-    """Settable at start (`--fault name=value`) and while running (PUT /_sandbox/faults)."""
+    """The sandbox's settings: faults to inject, and how it behaves where the public
+    service differs from the spec. Settable at start (`--fault name=value`) and while
+    running (PUT /_sandbox/faults)."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -45,6 +49,11 @@ class Faults(BaseModel):
         default_factory=dict,
         description="answer the next N calls of an endpoint or RPC method with 500, "
         "e.g. {'POST /v1/launches/register': 2, 'sendTransaction': 1}",
+    )
+    tx_format: TxFormat = Field(
+        "v0",
+        description="the format of the transactions create, fund and withdraw build: legacy, "
+        "v0, v0-alt (v0 with an address lookup table) or v1",
     )
 
 

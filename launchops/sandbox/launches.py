@@ -17,7 +17,7 @@ from typing import Any
 
 from solders.instruction import Instruction
 from solders.keypair import Keypair
-from solders.message import MessageV0, to_bytes_versioned
+from solders.message import to_bytes_versioned
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.system_program import CreateAccountParams, create_account
@@ -38,6 +38,7 @@ from launchops.api.fields import iso_utc
 from launchops.api.models import ErrorDetail, LaunchConfig
 from launchops.errors import LaunchRejected
 from launchops.sandbox.chain import Chain
+from launchops.sandbox.formats import AnyMessage
 
 BUCKETS_PER_TX = 4
 
@@ -95,9 +96,8 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
     blockhash, last_valid = chain.blockhash_for_new()
     creator = config.public_key
     first = _mint_and_genesis(chain, config, mint.pubkey(), genesis.pubkey())
-    messages = [MessageV0.try_compile(creator, first, [], blockhash)]
     tails = _bucket_funding(config, buckets, mint.pubkey())
-    messages += [MessageV0.try_compile(creator, ixs, [], blockhash) for ixs in tails if ixs]
+    messages = chain.build(creator, [first, *(ixs for ixs in tails if ixs)], blockhash)
     transactions = [bytes(partly_signed(messages[0], [mint, genesis]))]
     transactions += [bytes(partly_signed(m, [])) for m in messages[1:]]
     return {
@@ -191,7 +191,7 @@ def _bucket_funding(
     return tails
 
 
-def partly_signed(message: MessageV0, keypairs: list[Keypair]) -> VersionedTransaction:
+def partly_signed(message: AnyMessage, keypairs: list[Keypair]) -> VersionedTransaction:
     """Signed by `keypairs`; every other required signature left empty for the caller."""
     data = to_bytes_versioned(message)
     ours = {k.pubkey(): k for k in keypairs}

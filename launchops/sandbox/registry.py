@@ -12,7 +12,6 @@ from typing import Any
 
 from solders.account import Account
 from solders.keypair import Keypair
-from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.system_program import TransferParams, transfer
@@ -142,7 +141,7 @@ class Registry:
 
     def _unsigned(self, payer: Pubkey, ixs: list[Any]) -> TransactionResponse:
         blockhash, last_valid = self.chain.blockhash_for_new()
-        message = MessageV0.try_compile(payer, ixs, [], blockhash)
+        [message] = self.chain.build(payer, [ixs], blockhash)
         empty = [Signature.default()] * message.header.num_required_signatures
         return TransactionResponse(
             tx=bytes(VersionedTransaction.populate(message, empty)),
@@ -173,8 +172,7 @@ class Registry:
         asset = Pubkey.from_string(record["mintAddress"])
         data = p.asset_data(owner, owner, record["name"], record["agentMetadataUri"] or "")
         account = Account(self.chain.rent_exempt(len(data)), data, p.MPL_CORE_PROGRAM, False)
-        self.chain.set_account(asset, account)
-        self.store.save_account(asset, account)
+        self.chain.set_account(asset, account)  # kept by the store, with a data folder
         record["authority"] = str(owner)
         self.store.put("agent", record["mintAddress"], record)
         return record

@@ -14,8 +14,10 @@ from typing import Any
 import base58
 from solders.account import Account
 from solders.hash import Hash
+from solders.message import Message, MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
+from solders.transaction import VersionedTransaction
 
 from launchops.sandbox.chain import EPOCH_SLOTS, GENESIS_HASH, Chain, RpcError
 
@@ -113,10 +115,11 @@ class RpcMethods:
         tx: Any = [base64.b64encode(landed.raw).decode(), "base64"]
         if encoding == "base58":
             tx = [base58.b58encode(landed.raw).decode(), "base58"]
+        version, loaded = self._version_and_loaded(landed.raw)
         return {
             "slot": landed.slot,
             "blockTime": landed.block_time,
-            "version": 0,
+            "version": version,
             "transaction": tx,
             "meta": {
                 "err": landed.err,
@@ -129,10 +132,22 @@ class RpcMethods:
                 "preTokenBalances": [],
                 "postTokenBalances": [],
                 "rewards": [],
-                "loadedAddresses": {"writable": [], "readonly": []},
+                "loadedAddresses": loaded,
                 "computeUnitsConsumed": landed.units,
             },
         }
+
+    def _version_and_loaded(self, raw: bytes) -> tuple[Any, dict[str, list[str]]]:
+        """The transaction's version as a node names it, and what its lookup tables loaded."""
+        tx = VersionedTransaction.from_bytes(raw)
+        message = tx.message
+        if isinstance(message, Message):
+            return "legacy", {"writable": [], "readonly": []}
+        if not isinstance(message, MessageV0):
+            return 1, {"writable": [], "readonly": []}
+        loaded = [str(k) for k in self.chain.keys_of(tx)[len(message.account_keys) :]]
+        writable = sum(len(lookup.writable_indexes) for lookup in message.address_table_lookups)
+        return 0, {"writable": loaded[:writable], "readonly": loaded[writable:]}
 
     def request_airdrop(self, params: list[Any]) -> str:
         return str(self.chain.airdrop(_pubkey(_str(params, 0)), _int(params, 1)))

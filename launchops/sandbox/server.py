@@ -159,8 +159,10 @@ class Sandbox:
         return self
 
     def stop(self) -> None:
+        """Stop serving (a second call does nothing)."""
         if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._request_stop)
+            if not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._request_stop)
             self._thread.join(timeout=15)
         for sock in self._sockets:
             sock.close()

@@ -90,6 +90,7 @@ class SandboxStore:
             return
         self._restore(chain)
         chain.on_landed = self._keep_landed(chain)
+        chain.on_set = self.save_account
         keep_time = self._keep_time(chain)
         keep_time(chain.slot)  # the blockhash answered before the first slot passes
         chain.listeners.append(keep_time)
@@ -111,7 +112,7 @@ class SandboxStore:
     def _keep_landed(self, chain: Chain) -> Any:
         def keep(tx: VersionedTransaction, landed: Landed) -> None:
             self.db.execute("begin")
-            for key in tx.message.account_keys:
+            for key in chain.keys_of(tx):
                 self.save_account(key, chain.svm.get_account(key))
             self.db.execute(
                 "insert or replace into transactions values (?, ?, ?, ?, ?, ?, ?, ?)",
