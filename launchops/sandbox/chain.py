@@ -96,6 +96,7 @@ class Chain:
         self.slot = 0
         self.blockhashes: OrderedDict[Hash, int] = OrderedDict()
         self.landed: dict[Signature, Landed] = {}
+        self.by_address: dict[Pubkey, list[Signature]] = defaultdict(list)  # oldest first
         self.pending: dict[int, list[_Pending]] = defaultdict(list)
         self.pending_sigs: set[Signature] = set()
         self.dropped: set[Signature] = set()
@@ -216,9 +217,34 @@ class Chain:
             units=units,
             block_time=int(time.time()),
         )
-        self.landed[tx.signatures[0]] = landed
+        self.remember(tx, landed)
         if self.on_landed is not None:
             self.on_landed(tx, landed)
+
+    def remember(self, tx: VersionedTransaction, landed: Landed) -> None:
+        """Keep a landed transaction, found by its signature and by every account it loaded
+        (what getSignaturesForAddress reads)."""
+        signature = tx.signatures[0]
+        self.landed[signature] = landed
+        for key in dict.fromkeys(self.keys_of(tx)):
+            self.by_address[key].append(signature)
+
+    def signatures_of(self, address: Pubkey) -> list[Signature]:
+        return list(self.by_address.get(address, ()))
+
+    def memo_of(self, signature: Signature) -> str | None:
+        """Memo texts of a landed transaction as a node shows them: `[length] text`."""
+        landed = self.landed.get(signature)
+        if landed is None or not landed.raw:
+            return None
+        message = VersionedTransaction.from_bytes(landed.raw).message
+        keys = message.account_keys
+        texts = [
+            f"[{len(bytes(ix.data))}] {bytes(ix.data).decode(errors='replace')}"
+            for ix in message.instructions
+            if keys[ix.program_id_index] in (MEMO, MEMO_V1)
+        ]
+        return "; ".join(texts) or None
 
     def simulate(self, raw: bytes) -> dict[str, Any]:
         tx = VersionedTransaction.from_bytes(raw)

@@ -12,13 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 import base58
-from solders.account import Account
 from solders.hash import Hash
 from solders.message import Message, MessageV0
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from launchops.sandbox import reads
 from launchops.sandbox.chain import EPOCH_SLOTS, GENESIS_HASH, Chain, RpcError
 
 API_VERSION = "2.2.0"
@@ -57,6 +57,13 @@ class RpcMethods:
             "getEpochInfo": self.get_epoch_info,
             "getFeeForMessage": lambda p: self._ctx(5000),
             "getRecentPrioritizationFees": lambda p: [],
+            # The reads tools use on a launched token (reads.py).
+            "getTokenSupply": lambda p: self._ctx(reads.token_supply(self.chain, _key(p, 0))),
+            "getTokenLargestAccounts": lambda p: self._ctx(
+                reads.largest_accounts(self.chain, _key(p, 0))
+            ),
+            "getTokenAccountsByOwner": self.get_token_accounts_by_owner,
+            "getSignaturesForAddress": self.get_signatures_for_address,
         }
 
     def call(self, method: str, params: Any) -> Any:
@@ -154,16 +161,45 @@ class RpcMethods:
 
     # ── accounts ────────────────────────────────────────────────────────────
 
+    def _account(self, key: Pubkey, encoding: str) -> dict[str, Any] | None:
+        return reads.account_value(self.chain, key, self.chain.account(key), encoding)
+
     def get_account_info(self, params: list[Any]) -> Any:
         encoding = _config(params).get("encoding", "base64")
-        return self._ctx(_account_json(self.chain.account(_pubkey(_str(params, 0))), encoding))
+        return self._ctx(self._account(_key(params, 0), encoding))
 
     def get_multiple_accounts(self, params: list[Any]) -> Any:
         keys = params[0] if params else None
         if not isinstance(keys, list) or len(keys) > 100:
             raise RpcError(-32602, "Invalid params: expected an array of at most 100 keys")
         encoding = _config(params).get("encoding", "base64")
-        return self._ctx([_account_json(self.chain.account(_pubkey(k)), encoding) for k in keys])
+        return self._ctx([self._account(_pubkey(k), encoding) for k in keys])
+
+    def get_token_accounts_by_owner(self, params: list[Any]) -> Any:
+        which = params[1] if len(params) > 1 else None
+        if not isinstance(which, dict) or len(which) != 1 or not {"mint", "programId"} & set(which):
+            raise RpcError(-32602, "Invalid params: expected {mint} or {programId}")
+        mint = _pubkey(which["mint"]) if "mint" in which else None
+        program = _pubkey(which["programId"]) if "programId" in which else None
+        encoding = (params[2] if len(params) > 2 and isinstance(params[2], dict) else {}).get(
+            "encoding", "base64"
+        )
+        found = reads.accounts_by_owner(self.chain, _key(params, 0), mint, program, encoding)
+        return self._ctx(found)
+
+    def get_signatures_for_address(self, params: list[Any]) -> Any:
+        config = _config(params)
+        limit = config.get("limit") or reads.MAX_SIGNATURES_LIMIT
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise RpcError(-32602, "Invalid params: limit must be an integer")
+        before, until = config.get("before"), config.get("until")
+        return reads.signatures_for(
+            self.chain,
+            _key(params, 0),
+            limit,
+            _signature(before) if before else None,
+            _signature(until) if until else None,
+        )
 
     def get_balance(self, params: list[Any]) -> Any:
         account = self.chain.account(_pubkey(_str(params, 0)))
@@ -176,15 +212,7 @@ class RpcMethods:
         mint = self.chain.account(Pubkey.from_bytes(bytes(account.data[:32])))
         decimals = mint.data[44] if mint and len(mint.data) > 44 else 0
         amount = int.from_bytes(bytes(account.data[64:72]), "little")
-        ui = amount / 10**decimals
-        return self._ctx(
-            {
-                "amount": str(amount),
-                "decimals": decimals,
-                "uiAmount": ui,
-                "uiAmountString": _ui_string(amount, decimals),
-            }
-        )
+        return self._ctx(reads.ui_amount(amount, decimals))
 
     def get_epoch_info(self, params: list[Any]) -> Any:
         slot = self.chain.slot
@@ -196,34 +224,6 @@ class RpcMethods:
             "slotsInEpoch": EPOCH_SLOTS,
             "transactionCount": len(self.chain.landed),
         }
-
-
-def _account_json(account: Account | None, encoding: str) -> dict[str, Any] | None:
-    if account is None:
-        return None
-    data = bytes(account.data)
-    if encoding == "base58":
-        encoded: Any = [base58.b58encode(data).decode(), "base58"]
-    elif encoding in ("base64", "jsonParsed"):
-        encoded = [base64.b64encode(data).decode(), "base64"]
-    else:
-        raise RpcError(-32602, f"Invalid params: unsupported encoding {encoding}")
-    return {
-        "data": encoded,
-        "executable": account.executable,
-        "lamports": account.lamports,
-        "owner": str(account.owner),
-        "rentEpoch": 18446744073709551615,
-        "space": len(data),
-    }
-
-
-def _ui_string(amount: int, decimals: int) -> str:
-    if decimals == 0:
-        return str(amount)
-    whole, frac = divmod(amount, 10**decimals)
-    frac_text = f"{frac:0{decimals}d}".rstrip("0")
-    return f"{whole}.{frac_text}" if frac_text else str(whole)
 
 
 def _decode_tx(text: str, encoding: str) -> bytes:
@@ -256,6 +256,10 @@ def _int(params: list[Any], index: int) -> int:
     ):
         raise RpcError(-32602, f"Invalid params: parameter {index} must be an integer")
     return params[index]
+
+
+def _key(params: list[Any], index: int) -> Pubkey:
+    return _pubkey(_str(params, index))
 
 
 def _pubkey(text: Any) -> Pubkey:

@@ -147,12 +147,15 @@ class SandboxStore:
         for pubkey, lamports, data, owner, executable in self.db.execute("select * from accounts"):
             account = Account(lamports, bytes(data), Pubkey.from_string(owner), bool(executable))
             chain.set_account(Pubkey.from_string(pubkey), account)
-        for row in self.db.execute("select * from transactions"):
+        for row in self.db.execute("select * from transactions order by slot, rowid"):
             signature, slot, err, raw, fee, logs, units, block_time = row
             landed = Landed(
                 slot, json.loads(err), bytes(raw), fee, json.loads(logs), units, block_time
             )
-            chain.landed[Signature.from_string(signature)] = landed
+            if raw:
+                chain.remember(VersionedTransaction.from_bytes(bytes(raw)), landed)
+            else:  # an airdrop: kept by its signature only
+                chain.landed[Signature.from_string(signature)] = landed
         window = self.db.execute(
             "select slot, blockhash, last_valid from blockhashes order by slot"
         ).fetchall()
