@@ -4,6 +4,9 @@
     ---------------------------------------------  ------------------  --------------------
     a service call: no answer, 429, 5xx            the service client  SERVICE_CALLS
       ... register (idempotent, everything landed)   the service client  REGISTER_CALLS
+    register answering 400 "not found": the        the register step   INDEXER_WAIT, for
+      service has not indexed the launch yet                             the profile's
+                                                                         register_index_seconds
     an RPC call: no answer, 429, 5xx               ChainRpc            RPC_CALLS
     a blockhash expired with nothing landed        the runner          create_again(profile)
     a transient failure nothing beneath retried    the Prefect task    TASK_RETRIES
@@ -14,7 +17,11 @@ Nothing retries what its owner already gave up on: an error that was retried car
 register answering 503 for good is asked `REGISTER_CALLS.attempts` times in a run (8,
 over about half a minute), not 4 x 6 x 3; the registration retry flow asks again later.
 The create step calls the service once an attempt (the client may repeat a lost answer:
-an unsigned create can never land); a 400 from the service is never repeated by anyone.
+an unsigned create can never land); a 400 from the service is never repeated by anyone,
+but for one: right after confirmation the public service may answer register 400 "not
+found" for a launch it has not indexed yet, and the register step asks again (each ask
+is the client's whole REGISTER_CALLS policy) until the profile's `register_index_seconds`
+have passed; then the launch is `register_failed`, for the registration retry.
 """
 
 from __future__ import annotations
@@ -28,10 +35,11 @@ from tenacity import (
     retry_if_exception,
     retry_if_exception_type,
     stop_after_attempt,
+    stop_before_delay,
     wait_random_exponential,
 )
 
-from launchops.errors import BlockhashExpired
+from launchops.errors import BadRequestError, BlockhashExpired
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
@@ -94,6 +102,31 @@ def create_again(profile: Profile) -> AsyncRetrying:
 
 
 @dataclass(frozen=True)
+class IndexerWait:
+    """Register asked again while the service answers 400 "not found" (not indexed yet)."""
+
+    initial_wait: float = 1.0
+    max_wait: float = 8.0
+
+    def retrying(self, seconds: float) -> AsyncRetrying:
+        """Jittered waits, no attempt started after `seconds`; the last 400 is raised."""
+        return AsyncRetrying(
+            retry=retry_if_exception(not_indexed_yet),
+            stop=stop_before_delay(seconds),
+            wait=wait_random_exponential(multiplier=self.initial_wait, max=self.max_wait),
+            reraise=True,
+        )
+
+
+def not_indexed_yet(error: BaseException) -> bool:
+    """A 400 saying the launch (its genesis account) is not found: not indexed yet."""
+    return isinstance(error, BadRequestError) and "not found" in error.error.lower()
+
+
+INDEXER_WAIT = IndexerWait()
+
+
+@dataclass(frozen=True)
 class TaskRetries:
     """What a Prefect step task repeats: only what `worth_a_task_retry` accepts."""
 
@@ -110,12 +143,15 @@ def worth_a_task_retry(error: BaseException | None) -> bool:
 
 
 __all__ = [
+    "INDEXER_WAIT",
     "REGISTER_CALLS",
     "RPC_CALLS",
     "SERVICE_CALLS",
     "TASK_RETRIES",
+    "IndexerWait",
     "RetryPolicy",
     "create_again",
     "is_transient",
+    "not_indexed_yet",
     "worth_a_task_retry",
 ]

@@ -82,6 +82,13 @@ class Profile(BaseSettings):
     rebroadcast_seconds: float = Field(2.0, gt=0)
     poll_seconds: float = Field(0.2, gt=0, description="status poll cycle, all launches")
     create_attempts: int = Field(3, ge=1, le=10)
+    register_index_seconds: float = Field(
+        60.0,
+        ge=0,
+        le=3600,
+        description="how long register asks again while the service answers 400 'not found' "
+        "(it has not indexed the launch yet)",
+    )
     requires_yes: bool = False
     embedded_sandbox: bool = False
     sandbox_slot_ms: int = Field(400, ge=0)

@@ -13,12 +13,14 @@ from collections.abc import Awaitable, Callable
 
 from solders.transaction import VersionedTransaction
 
+from launchops.api.models import RegisterLaunchResponse
 from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
 from launchops.errors import APIStatusError, SigningError
 from launchops.journal.records import Created, LaunchRecord, Registered, Send
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.submission import Submission
+from launchops.retries import INDEXER_WAIT, not_indexed_yet
 from launchops.states import LaunchState, Step
 
 S = LaunchState
@@ -144,24 +146,39 @@ async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:
 
 
 async def register(ctx: LaunchContext, record: LaunchRecord) -> None:
-    """POST /launches/register (idempotent). A refusal leaves it `register_failed`."""
+    """POST /launches/register (idempotent). A refusal leaves it `register_failed`; a 400
+    "not found" is asked again first, while the service indexes the launch."""
     assert record.genesis is not None
     ctx.progress(record.key, Step.REGISTER, f"genesis account {record.genesis}")
     try:
-        answer = await ctx.client.register_launch(record.genesis, record.launch)
+        answer = await _once_indexed(ctx, record)
     except APIStatusError as exc:
         if exc.transient:
             raise  # still `confirmed`: a re-run or the registration retry registers it
+        waited = ctx.profile.register_index_seconds
+        error = str(exc) + (f" (still so after {waited:g} s)" if not_indexed_yet(exc) else "")
         await ctx.journal.set_state(
             record.key,
             S.REGISTER_FAILED,
             step=Step.REGISTER,
-            message=str(exc),
-            error=str(exc),
+            message=error,
+            error=error,
             details=exc.details,
         )
         return
     await ctx.journal.record_registered(record.key, Registered.of(answer))
+
+
+async def _once_indexed(ctx: LaunchContext, record: LaunchRecord) -> RegisterLaunchResponse:
+    """Register, asked again while the service has not indexed the launch (INDEXER_WAIT)."""
+    assert record.genesis is not None
+    async for attempt in INDEXER_WAIT.retrying(ctx.profile.register_index_seconds):
+        with attempt:
+            if attempt.retry_state.attempt_number > 1:
+                await ctx.renew(record.key)  # the wait may outlast a third of the lease
+                ctx.progress(record.key, Step.REGISTER, "not indexed yet: asking again")
+            return await ctx.client.register_launch(record.genesis, record.launch)
+    raise AssertionError("unreachable: tenacity reraises the last error")
 
 
 LAUNCH_STEPS: dict[Step, StepFunction] = {

@@ -50,6 +50,14 @@ class Faults(BaseModel):
         description="answer the next N calls of an endpoint or RPC method with 500, "
         "e.g. {'POST /v1/launches/register': 2, 'sendTransaction': 1}",
     )
+    register_unindexed_slots: int = Field(
+        0,
+        ge=0,
+        le=1_000_000,
+        description="register answers 400 'Genesis account not found on-chain' until N slots "
+        "after a launch's last transaction landed, as the public service does before it "
+        "has indexed a launch",
+    )
     tx_format: TxFormat = Field(
         "v0",
         description="the format of the transactions create, fund and withdraw build: legacy, "

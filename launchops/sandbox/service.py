@@ -143,8 +143,17 @@ class SandboxService:
         if existing is not None:
             return RegisterLaunchResponse.model_validate({**existing["answer"], "existing": True})
         mint = Pubkey.from_string(created["mint"])
+        if not self._indexed(mint):
+            raise LaunchRejected("Genesis account not found on-chain")
         launches.verify_on_chain(self.chain, body.launch, body.genesis_account, mint)
         return self._list(body.launch, genesis, created["mint"])
+
+    def _indexed(self, mint: Pubkey) -> bool:
+        """Whether the launch is indexed: `register_unindexed_slots` after the last of its
+        transactions landed (every one of them touches its mint)."""
+        delay = self.faults.register_unindexed_slots
+        landed = [self.chain.landed[s].slot for s in self.chain.signatures_of(mint)]
+        return not delay or not landed or self.chain.slot >= max(landed) + delay
 
     def _list(self, config: LaunchConfig, genesis: str, mint: str) -> RegisterLaunchResponse:
         key = f"{config.network}:{mint}"
