@@ -16,6 +16,8 @@
     ├── ChainError .................. the chain or its RPC failed or refused
     │   ├── RpcUnavailable .......... no useful RPC answer: 429, 5xx, connection, timeout     [t]
     │   ├── TransactionRejected ..... the node refused a transaction (preflight, signature)
+    │   ├── WrongCluster ............ the RPC serves another cluster than the profile's
+    │   │                             network: refused before anything is created or sent
     │   └── SigningError ............ a transaction cannot be signed as it is
     │       └── TransactionRefused .. a fund or withdraw is not what was asked: left unsigned
     ├── KeypairError ................ the creator's key could not be loaded (never shows it)
@@ -73,6 +75,7 @@ __all__ = [
     "TransactionRefused",
     "TransactionRejected",
     "UnexpectedResponseError",
+    "WrongCluster",
 ]
 
 
@@ -240,6 +243,10 @@ class TransactionRejected(ChainError):
     @property
     def already_processed(self) -> bool:
         return "already been processed" in str(self) or "AlreadyProcessed" in str(self.err)
+
+
+class WrongCluster(ChainError):
+    """The profile's RPC answers another genesis hash than its network's: nothing is sent."""
 
 
 class SigningError(ChainError):

@@ -21,6 +21,20 @@ COMPUTE_BUDGET_PROGRAM = Pubkey.from_string("ComputeBudget1111111111111111111111
 GENESIS_PROGRAM = Pubkey.from_string("GNS1S5J5AspKXgpjz6SvKL66kPaKWAhaGRhCqPRxii2B")
 MPL_CORE_PROGRAM = Pubkey.from_string("CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d")
 
+# Which cluster an RPC serves, by the genesis hash it answers (public-service-now.md).
+GENESIS_HASHES = {
+    "mainnet-beta": "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+    "devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG",
+    "testnet": "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY",
+}
+NETWORK_CLUSTERS = {"solana-mainnet": "mainnet-beta", "solana-devnet": "devnet"}
+
+
+def cluster_of(genesis_hash: str) -> str | None:
+    """The cluster whose genesis hash this is (mainnet-beta, devnet, testnet), else None."""
+    return next((name for name, h in GENESIS_HASHES.items() if h == genesis_hash), None)
+
+
 # Bucket PDA prefixes of Genesis v2, by allocation type (the LP flow uses raydium's).
 BUCKET_PREFIX = {
     "launchpoolV2": b"launch_pool_v2",

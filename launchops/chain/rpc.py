@@ -109,6 +109,10 @@ class ChainRpc:
         ).value
         return (None if answer.err is None else str(answer.err)), list(answer.logs or [])
 
+    async def genesis_hash(self) -> str:
+        """The genesis hash of the cluster this RPC serves (which network it is)."""
+        return str((await self._call(self.client.get_genesis_hash)).value)
+
     async def balance(self, key: Pubkey) -> int:
         return (await self._call(lambda: self.client.get_balance(key, Confirmed))).value
 

@@ -13,6 +13,7 @@ import typer
 from launchops import __version__
 from launchops.cli import (  # noqa: F401 - transfers registers its commands on agents_app
     batches,
+    check,
     launches,
     sandbox,
     schedules,
@@ -34,6 +35,7 @@ app.add_typer(sandbox.app, name="sandbox")
 launches.install(app)
 batches.install(app)
 schedules.install(app)
+check.install(app)
 
 
 def _version(value: bool) -> None:

@@ -73,10 +73,12 @@ def refuse(message: str) -> typer.Exit:
 @contextmanager
 def user_errors(base_url: str | None = None) -> Iterator[None]:
     """Turn launchops' errors into one clear line and exit code 1, never a traceback."""
-    from launchops.errors import InvalidInputError, LaunchOpsError, NetworkError
+    from launchops.errors import InvalidInputError, LaunchOpsError, NetworkError, WrongCluster
 
     try:
         yield
+    except WrongCluster as exc:  # refused before anything was sent: exit 2
+        raise refuse(str(exc)) from None
     except InvalidInputError as exc:
         err = console(stderr=True)
         err.print("[bold red]error:[/] invalid input")
@@ -106,7 +108,9 @@ def settings_for(
     yes: bool = False,
 ) -> Profile:
     """The profile, with `--base-url` over it; a command that sends on a profile that asks
-    for `--yes` (mainnet) is refused without it."""
+    for `--yes` (mainnet) is refused without it, and on a public-service profile whose RPC
+    serves another cluster than its network (the network guard, asked here before any flow
+    or display starts; `open_context` holds it again for runs that start elsewhere)."""
     from launchops.config.profiles import load_profile
 
     if base_url:
@@ -114,7 +118,20 @@ def settings_for(
     settings = load_profile(profile, profiles_file=profiles)
     if sending and settings.requires_yes and not yes:
         raise refuse(f"profile {profile} sends real transactions on {settings.network}; add --yes")
+    if sending and settings.service == "public":
+        run(_guard(settings))
     return settings
+
+
+async def _guard(settings: Profile) -> None:
+    from launchops.chain.clusters import guard_network
+    from launchops.chain.rpc import ChainRpc
+
+    rpc = ChainRpc(settings.rpc_url, timeout=settings.timeout_seconds)
+    try:
+        await guard_network(rpc, settings)
+    finally:
+        await rpc.close()
 
 
 @contextmanager

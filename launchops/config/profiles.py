@@ -28,6 +28,7 @@ BUILT_IN: dict[str, dict[str, Any]] = {
         "rpc_url": "http://127.0.0.1:8899",
         "network": "solana-mainnet",
         "keypair": "sandbox",
+        "service": "sandbox",
         "embedded_sandbox": True,
         "explorer": "",
     },
@@ -68,6 +69,17 @@ class Profile(BaseSettings):
         "as web3.js does (ws[s]://, port + 1 when a port is given); 'none' to poll only",
     )
     network: Network = Network.MAINNET
+    service: Literal["sandbox", "public"] = Field(
+        "public",
+        description="what base_url serves: 'public', the public service as it is now (its "
+        "allocation types; the network guard) or 'sandbox', the spec as the local sandbox "
+        "keeps it (the built-in sandbox profile)",
+    )
+    genesis_hash: str | None = Field(
+        None,
+        description="the genesis hash the RPC must answer; default the network's "
+        "(mainnet-beta or devnet). Set it to use another cluster on purpose",
+    )
     keypair: str = Field(
         description="file:PATH (Solana CLI JSON), env:VAR (base58 or JSON), "
         "prefect-secret:NAME, or sandbox (a throwaway key kept in the state folder)"

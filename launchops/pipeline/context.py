@@ -25,6 +25,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
 from launchops.api.client import AsyncServiceClient
+from launchops.chain.clusters import guard_network
 from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
@@ -141,6 +142,7 @@ async def open_context(
         profile.rpc_url, timeout=profile.timeout_seconds, limiter=limit("rpc", profile.rpc_rate)
     )
     try:
+        await guard_network(rpc, profile)  # before anything is created or sent
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
         feed = SignatureFeed(profile.pubsub_url) if profile.pubsub_url else None

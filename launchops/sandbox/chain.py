@@ -44,7 +44,6 @@ BLOCKHASH_VALIDITY = 150
 FINALIZED_DEPTH = 32
 MEMO_V1 = Pubkey.from_string("Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo")
 MEMO = Pubkey.from_string("MemoSq4gqABAXKb96qzC7pqaMYpTSYz7yeWnV8ekRNf")
-GENESIS_HASH = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"  # mainnet-beta's
 EPOCH_SLOTS = 432_000
 
 
@@ -69,6 +68,7 @@ class ChainFaults:
     expire_next: int = 0  # the next N new transactions are built on one
     fail_tail_next: int = 0  # the next N launches' later transactions fail on chain
     tx_format: TxFormat = "v0"  # the format new transactions are built in
+    cluster: str = "mainnet-beta"  # whose genesis hash getGenesisHash answers
 
 
 @dataclass

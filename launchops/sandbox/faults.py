@@ -58,6 +58,11 @@ class Faults(BaseModel):
         "after a launch's last transaction landed, as the public service does before it "
         "has indexed a launch",
     )
+    cluster: Literal["mainnet-beta", "devnet", "testnet"] = Field(
+        "mainnet-beta",
+        description="the cluster whose genesis hash getGenesisHash answers (the sandbox "
+        "serves every network; this is what a network guard sees)",
+    )
     tx_format: TxFormat = Field(
         "v0",
         description="the format of the transactions create, fund and withdraw build: legacy, "

@@ -18,8 +18,9 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from launchops.api.programs import GENESIS_HASHES
 from launchops.sandbox import reads
-from launchops.sandbox.chain import EPOCH_SLOTS, GENESIS_HASH, Chain, RpcError
+from launchops.sandbox.chain import EPOCH_SLOTS, Chain, RpcError
 
 API_VERSION = "2.2.0"
 SOLANA_CORE = "2.2.0"
@@ -53,7 +54,7 @@ class RpcMethods:
             "requestAirdrop": self.request_airdrop,
             "getVersion": lambda p: {"solana-core": SOLANA_CORE, "feature-set": FEATURE_SET},
             "getHealth": lambda p: "ok",
-            "getGenesisHash": lambda p: GENESIS_HASH,
+            "getGenesisHash": lambda p: GENESIS_HASHES[self.chain.faults.cluster],
             "getEpochInfo": self.get_epoch_info,
             "getFeeForMessage": lambda p: self._ctx(5000),
             "getRecentPrioritizationFees": lambda p: [],

@@ -1,0 +1,49 @@
+"""`launchops check`: is a profile ready to launch? The service, the RPC's cluster, the
+key's address and balance (never the key), the journal: one line each, ok or what to fix."""
+
+from __future__ import annotations
+
+import typer
+
+from launchops.cli.common import (
+    BaseUrlOpt,
+    JsonOpt,
+    ProfileOpt,
+    ProfilesFile,
+    console,
+    print_json,
+    run,
+    settings_for,
+    user_errors,
+)
+
+
+def install(app: typer.Typer) -> None:
+    app.command()(check)
+
+
+def check(
+    profile: ProfileOpt = "sandbox",
+    profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a profile before launching: service, cluster, key and balance, journal."""
+    from launchops.readiness import check_profile
+
+    with user_errors():
+        settings = settings_for(profile, profiles, base_url)
+        findings = run(check_profile(settings))
+    if as_json:
+        print_json({"profile": settings.name, "checks": [f.as_dict() for f in findings]})
+    else:
+        out = console()
+        out.print(
+            f"profile [bold]{settings.name}[/] ({settings.service} service, {settings.network})"
+        )
+        for finding in findings:
+            mark = "[green]ok  [/]" if finding.ok else "[red]FIX [/]"
+            out.print(f"{mark} {finding.check:<8} ", end="")
+            out.print(finding.detail, markup=False)
+    if not all(f.ok for f in findings):
+        raise typer.Exit(1)

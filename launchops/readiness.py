@@ -1,0 +1,127 @@
+"""Whether a profile is ready to launch (`launchops check`): its service answers, its RPC
+serves the profile's cluster, its key loads and holds SOL, its journal opens. Each is a
+finding with ok or what to fix; nothing is created, sent or written but the journal's
+tables (and the sandbox profile's throwaway key, as any command makes it). The key is
+named by its address only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from solders.pubkey import Pubkey
+
+from launchops.errors import APIStatusError, ChainError, LaunchOpsError, ServiceError
+from launchops.retries import RetryPolicy
+
+if TYPE_CHECKING:
+    from launchops.chain.rpc import ChainRpc
+    from launchops.config.profiles import Profile
+
+ONCE = RetryPolicy(attempts=1)  # a check reports what it finds; it does not insist
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str  # service, cluster, key, journal
+    ok: bool
+    detail: str  # what was found, or what to fix
+
+    def as_dict(self) -> dict[str, object]:
+        return {"check": self.check, "ok": self.ok, "detail": self.detail}
+
+
+async def check_service(profile: Profile) -> Finding:
+    from launchops.api.client import AsyncServiceClient
+
+    async with AsyncServiceClient(
+        profile.base_url, network=profile.network, retry=ONCE, timeout=profile.timeout_seconds
+    ) as client:
+        try:
+            page = await client.list_agents(page_size=1)
+        except APIStatusError as exc:
+            return Finding("service", False, f"{profile.base_url} answered {exc}: check base_url")
+        except ServiceError as exc:
+            sandbox = profile.service == "sandbox"
+            hint = "start it: launchops sandbox serve" if sandbox else "check base_url"
+            return Finding("service", False, f"cannot reach {profile.base_url}: {exc}; {hint}")
+    return Finding("service", True, f"{profile.base_url} answers ({page.total} agents listed)")
+
+
+async def check_cluster(profile: Profile, rpc: ChainRpc) -> Finding:
+    from launchops.chain.clusters import describe, mismatch
+
+    try:
+        served = await rpc.genesis_hash()
+    except ChainError as exc:
+        return Finding("cluster", False, f"cannot reach the RPC {profile.rpc_url}: {exc}")
+    if profile.service == "sandbox":
+        return Finding("cluster", True, f"{profile.rpc_url} is the sandbox's chain")
+    problem = mismatch(profile, served)
+    if problem is not None:
+        return Finding("cluster", False, problem.replace(": nothing was sent.", ":"))
+    return Finding("cluster", True, f"{profile.rpc_url} serves {describe(served)}")
+
+
+async def check_key(profile: Profile, rpc: ChainRpc, resolver: Resolver | None) -> Finding:
+    from launchops.chain.keys import load_keypair
+
+    try:
+        address: Pubkey = load_keypair(
+            profile.keypair, state_dir=profile.profile_dir, resolver=resolver
+        ).pubkey()
+    except LaunchOpsError as exc:
+        return Finding("key", False, f"{exc}: set keypair in the profile")
+    try:
+        lamports = await rpc.balance(address)
+    except ChainError as exc:
+        return Finding("key", False, f"{address}: its balance cannot be read ({exc})")
+    sol = f"{address}: {lamports / 10**9:.9f}".rstrip("0").rstrip(".") + " SOL"
+    if lamports == 0 and profile.keypair != "sandbox":  # the sandbox's faucet funds its key
+        return Finding("key", False, f"{sol}: fund it, it pays every launch's fees and rent")
+    return Finding("key", True, sol)
+
+
+async def check_journal(profile: Profile) -> Finding:
+    from sqlalchemy.engine import make_url
+
+    from launchops.journal.store import Journal
+
+    shown = make_url(profile.journal).render_as_string(hide_password=True)
+    try:
+        journal = await Journal.open(profile.journal)
+    except Exception as exc:  # any driver's failure to connect: reported, not raised
+        what = f"{shown} cannot be opened ({type(exc).__name__})"
+        return Finding("journal", False, f"{what}: check journal_url")
+    try:
+        records = await journal.all()
+    except LaunchOpsError as exc:
+        return Finding("journal", False, f"{shown}: {exc}")
+    finally:
+        await journal.close()
+    return Finding("journal", True, f"{shown} ({len(records)} entries)")
+
+
+Resolver = Callable[[str], str]
+
+
+async def check_profile(profile: Profile, resolver: Resolver | None = None) -> list[Finding]:
+    """Every finding, in the order a launch needs them."""
+    from launchops.chain.rpc import ChainRpc
+
+    rpc = ChainRpc(profile.rpc_url, timeout=profile.timeout_seconds, retry=ONCE)
+    try:
+        checks: list[Awaitable[Finding]] = [
+            check_service(profile),
+            check_cluster(profile, rpc),
+            check_key(profile, rpc, resolver),
+            check_journal(profile),
+        ]
+        return [await check for check in checks]
+    finally:
+        await rpc.close()
+
+
+__all__ = ["Finding", "check_profile"]
