@@ -45,7 +45,12 @@ from launchops.config.recipes import (
     PresaleRecipe,
     StrictModel,
 )
-from launchops.config.rules import check_profile, check_rules, unknown_fields
+from launchops.config.rules import (
+    check_profile,
+    check_public_service,
+    check_rules,
+    unknown_fields,
+)
 
 LAUNCH_FILE_SUFFIXES = (".yaml", ".yml")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -193,11 +198,14 @@ def load_launch_file(
     network: Network | None = None,
     pinned_network: bool = False,
     now: datetime | None = None,
+    public_service: bool = False,
 ) -> LaunchPlan:
     """Validate one launch file; raises `LaunchFileError` listing every problem found.
 
     `wallet` is the profile's key (the creator); `network` the profile's, enforced when
-    `pinned_network`; `now` turns on the "not in the past" rule (None: a resumed launch).
+    `pinned_network`; `now` turns on the "not in the past" rule (None: a resumed launch);
+    `public_service` the rules of the public service as it is now (a profile that targets
+    it: the allocation types it no longer takes are refused before anything is sent).
     """
     reader = FileReader(path)
     parsed = _parsed(reader)
@@ -216,6 +224,8 @@ def load_launch_file(
             reader.problem(field_path(loc), error_message(error), loc)
         raise LaunchFileError(reader.problems) from None
     check_rules(config, form, reader, now)
+    if public_service:
+        check_public_service(config, form, reader)
     _raise_if_any(reader)
     return LaunchPlan(
         key=launch_key(config, parsed.id),

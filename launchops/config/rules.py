@@ -1,6 +1,7 @@
 """Common sense beyond the contract's models, checked on a compiled launch: the whole supply
 allocated, deposit windows in order and ahead, vesting after deposits, no unknown fields,
-and the file agreeing with the profile (its key, its network)."""
+the file agreeing with the profile (its key, its network), and, for a profile that targets
+the public service, only the allocation types it takes now."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from launchops.api.allocations import (
     LaunchpoolAllocation,
     LockedAllocation,
     PresaleAllocation,
+    RaydiumAllocation,
     TimeAbsolute,
 )
 from launchops.api.amounts import base_units, whole_tokens
@@ -73,6 +75,33 @@ def check_rules(config: LaunchConfig, form: str, reader: FileReader, now: dateti
                 loc = (form, "lockedAllocations") if form == "launchpool" else (form, index)
                 message = f"vesting of {allocation.name!r} starts before deposits end"
                 reader.problem(field_path(loc), message, loc)
+
+
+RETIRED_LOCKED = (
+    "lockedV2 (Streamflow) allocations are no longer accepted by the public service: it "
+    "takes claimScheduleV2 for locked and vesting allocations, whose fields are not public "
+    "yet. Leave them out (their supply then goes to the creator's unlocked allocation), or "
+    "launch on the sandbox profile"
+)
+RETIRED_RAYDIUM = (
+    "the public service takes no raydiumV2 allocation: Raydium liquidity is the RaydiumLP "
+    "fund flow of a launchpool allocation (raydiumLiquidityBps in a launchpool: file)"
+)
+
+
+def check_public_service(config: LaunchConfig, form: str, reader: FileReader) -> None:
+    """What the public service refuses now that the spec allowed: lockedV2, raydiumV2."""
+    if form == "launchpool" and any(isinstance(a, LockedAllocation) for a in config.allocations):
+        loc = (form, "lockedAllocations")
+        reader.problem(field_path(loc), RETIRED_LOCKED, loc)
+    if form != "allocations":
+        return
+    for index, allocation in enumerate(config.allocations):
+        loc = (form, index)
+        if isinstance(allocation, LockedAllocation):
+            reader.problem(field_path(loc), RETIRED_LOCKED, loc)
+        elif isinstance(allocation, RaydiumAllocation):
+            reader.problem(field_path(loc), RETIRED_RAYDIUM, loc)
 
 
 def _whole_supply(config: LaunchConfig, form: str, reader: FileReader) -> None:

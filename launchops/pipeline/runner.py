@@ -50,6 +50,7 @@ def plan_launch(profile: Profile, wallet: Any, path: Path, *, check_times: bool)
         network=profile.network,
         pinned_network=not profile.embedded_sandbox,  # the sandbox serves both networks
         now=datetime.now(UTC) if check_times else None,
+        public_service=profile.service == "public",
     )
 
 

@@ -330,7 +330,7 @@ def test_unknown_fields_in_raw_allocations_are_flagged(tmp_path):
 
 
 def test_the_examples_validate_and_the_schema_is_current():
-    assert len(launch_files(ROOT / "configs")) == 6  # profiles.yaml is not a launch file
+    assert len(launch_files(ROOT / "configs")) == 7  # profiles.yaml is not a launch file
     for path in launch_files(ROOT / "configs"):
         assert load(path).key
     committed = json.loads((ROOT / "configs" / "launch.schema.json").read_text())
