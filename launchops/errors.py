@@ -20,7 +20,9 @@
     │   │                             network: refused before anything is created or sent
     │   └── SigningError ............ a transaction cannot be signed as it is
     │       └── TransactionRefused .. a fund or withdraw is not what was asked: left unsigned
-    ├── KeypairError ................ the creator's key could not be loaded (never shows it)
+    ├── KeypairError ................ a key could not be loaded (never shows it)
+    ├── SecretUnavailable ........... a launch's secret (first buyer's key, Twitter token)
+    │                                 is not held and its file cannot give it again
     ├── JournalError ................ the journal refuses an operation (a changed config ...)
     │   └── JournalUnavailable ...... its database did not answer                            [t]
     ├── LeaseError .................. another worker has the launch
@@ -69,6 +71,7 @@ __all__ = [
     "RpcUnavailable",
     "SandboxPortTaken",
     "SandboxRefusal",
+    "SecretUnavailable",
     "ServerError",
     "ServiceError",
     "SigningError",
@@ -262,6 +265,11 @@ class TransactionRefused(SigningError):
 
 class KeypairError(LaunchOpsError):
     """The keypair could not be loaded; the message never contains key material."""
+
+
+class SecretUnavailable(LaunchOpsError):
+    """A launch needs a secret its file gave (never journaled), and the file cannot give it
+    again as it was: the launch stays where it is until the file is back."""
 
 
 class JournalError(LaunchOpsError):

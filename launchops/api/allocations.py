@@ -19,6 +19,7 @@ from launchops.api.amounts import (
     QuoteAmount,
     QuoteAmountOrZero,
     Seconds,
+    SolAmount,
     TimeOffset,
     TokenAmount,
     TokenAmountOrZero,
@@ -101,6 +102,19 @@ class UnlockedFunds(WireModel):
     claim_end_condition: Condition
 
 
+class CreatorFee(WireModel):
+    """Trading fees of a bonding curve (and of its pool) to a wallet."""
+
+    enabled: bool
+    wallet: PublicKey | None = None
+
+    @model_validator(mode="after")
+    def _wallet_when_enabled(self) -> CreatorFee:
+        if self.enabled and self.wallet is None:
+            raise rule("creator_fee", "an enabled creatorFee needs a wallet")
+        return self
+
+
 class RaydiumLP(WireModel):
     """Share of the raised quote tokens paired with `supply` tokens in the Raydium pool."""
 
@@ -110,6 +124,7 @@ class RaydiumLP(WireModel):
     percentage_bps: Bps
     start_condition: Condition
     lp_lock_schedule: LpLockSchedule | None = None
+    creator_fee: CreatorFee | None = None  # a bonding curve's pool
 
 
 FundFlow = Annotated[UnlockedFunds | RaydiumLP, Field(discriminator="type")]
@@ -131,6 +146,55 @@ class LaunchpoolSettings(WireModel):
             total = sum(flow.percentage_bps for flow in self.fund_flows)
             if total != 10_000:
                 raise rule("bps_total", f"fundFlows percentageBps must add to 10000 (got {total})")
+        return self
+
+
+# ── Bonding curve ───────────────────────────────────────────────────────────
+
+BONDING_CURVE_DECIMALS = 6
+BONDING_CURVE_SUPPLY = 1_000_000_000
+# The protocol's fixed split, in base units at 6 decimals (the public client's constants).
+BONDING_CURVE_RAW = 717_948_717_948_717
+BONDING_CURVE_LP_RAW = 282_051_282_051_283
+VIRTUAL_BASE_RAW = 464_555_052_790_349
+VIRTUAL_QUOTE_TOKENS = 55
+
+
+def display_amount(raw: int, decimals: int = BONDING_CURVE_DECIMALS) -> float:
+    """Base units as the public client writes them on the wire: whole plus fraction, added
+    as floating point (so the JSON number is the very one it sends)."""
+    whole, fraction = divmod(raw, 10**decimals)
+    return float(whole) + float(fraction) / float(10**decimals)
+
+
+class FirstBuy(WireModel):
+    """The curve's mandatory first swap: from `buyer`, for exactly `amount` SOL."""
+
+    enabled: bool
+    buyer: PublicKey | None = None
+    amount: SolAmount | None = None
+
+    @model_validator(mode="after")
+    def _buyer_and_amount_when_enabled(self) -> FirstBuy:
+        if self.enabled and (self.buyer is None or self.amount is None):
+            raise rule("first_buy", "an enabled firstBuy needs a buyer and an amount")
+        return self
+
+
+class BondingCurveSettings(WireModel):
+    swap_start_condition: Condition
+    swap_end_condition: Condition
+    virtual_base_tokens: TokenAmount
+    virtual_quote_tokens: QuoteAmount
+    first_buy: FirstBuy = Field(default_factory=lambda: FirstBuy(enabled=False))
+    creator_fee: CreatorFee
+    fund_flows: list[FundFlow] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _fund_flows_add_up(self) -> BondingCurveSettings:
+        total = sum(flow.percentage_bps for flow in self.fund_flows)
+        if self.fund_flows and total != 10_000:
+            raise rule("bps_total", f"fundFlows percentageBps must add to 10000 (got {total})")
         return self
 
 
@@ -267,13 +331,35 @@ class PresaleAllocation(AllocationBase):
     presale_v2: PresaleSettings = Field(alias="presaleV2")
 
 
+class BondingCurveAllocation(AllocationBase):
+    type: Literal["bondingCurveV2"] = "bondingCurveV2"
+    bonding_curve_v2: BondingCurveSettings = Field(alias="bondingCurveV2")
+
+
 Allocation = Annotated[
     LaunchpoolAllocation
     | RaydiumAllocation
     | UnlockedAllocation
     | LockedAllocation
-    | PresaleAllocation,
+    | PresaleAllocation
+    | BondingCurveAllocation,
     Field(discriminator="type"),
 ]
 
-ALLOCATION_TYPES = ("launchpoolV2", "raydiumV2", "unlockedV2", "lockedV2", "presaleV2")
+ALLOCATION_TYPES = (
+    "launchpoolV2",
+    "raydiumV2",
+    "unlockedV2",
+    "lockedV2",
+    "presaleV2",
+    "bondingCurveV2",
+)
+
+
+def fund_flows(allocation: object) -> list[FundFlow]:
+    """The fund flows of a launchpool or a bonding curve (none for other allocations)."""
+    if isinstance(allocation, LaunchpoolAllocation):
+        return list(allocation.launchpool_v2.fund_flows)
+    if isinstance(allocation, BondingCurveAllocation):
+        return list(allocation.bonding_curve_v2.fund_flows)
+    return []

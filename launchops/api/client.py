@@ -28,6 +28,7 @@ from launchops.api.errors import (
 from launchops.api.fields import Network, problems_of
 from launchops.api.models import (
     AgentCard,
+    AgentLink,
     AgentRecord,
     AgentsPage,
     AgentsQuery,
@@ -208,11 +209,20 @@ class AsyncServiceClient:
 
     # ── launches ────────────────────────────────────────────────────────────
 
-    async def create_launch(self, wallet: Address, launch: LaunchConfig) -> CreateLaunchResponse:
-        """POST /launches/create. Transient failures are retried: a launch whose answer was
-        lost was never signed, so it can never land."""
-        body = _validated(CreateLaunchRequest, wallet=wallet, launch=launch)
-        response = await self._call("POST", "launches/create", json=body.to_wire())
+    @staticmethod
+    def create_body(
+        wallet: Address, launch: LaunchConfig, *, agent: AgentLink | None = None
+    ) -> dict[str, Any]:
+        """The body of POST /launches/create, as the public JS client writes it."""
+        return _validated(CreateLaunchRequest, wallet=wallet, launch=launch, agent=agent).to_wire()
+
+    async def create_launch(
+        self, wallet: Address, launch: LaunchConfig, *, agent: AgentLink | None = None
+    ) -> CreateLaunchResponse:
+        """POST /launches/create (for an agent, when `agent` is given). Transient failures
+        are retried: a launch whose answer was lost was never signed, so it can never land."""
+        body = self.create_body(wallet, launch, agent=agent)
+        response = await self._call("POST", "launches/create", json=body)
         return parse(CreateLaunchResponse, response)
 
     async def register_launch(
@@ -221,14 +231,22 @@ class AsyncServiceClient:
         launch: LaunchConfig,
         *,
         twitter_verification_token: str | None = None,
+        agent: AgentLink | None = None,
+        creator_wallet: Address | None = None,
     ) -> RegisterLaunchResponse:
-        """POST /launches/register; idempotent, so transient failures are retried."""
+        """POST /launches/register; idempotent, so transient failures are retried. The body
+        is the public client's: the create body again (wallet, agent, launch) with the
+        genesis account, network, creator's wallet and Twitter verification token."""
         body = _validated(
             RegisterLaunchRequest,
             genesis_account=genesis_account,
             network=launch.network,
-            launch=launch,
+            creator_wallet=creator_wallet,
             twitter_verification_token=twitter_verification_token,
+            agent=agent,
+            wallet=launch.public_key,
+            build_all_tx=True,
+            launch=launch,
         )
         response = await self._call(
             "POST", "launches/register", json=body.to_wire(), retry=self.register_retry

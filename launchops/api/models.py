@@ -9,42 +9,38 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
-from solders.pubkey import Pubkey
+from pydantic import ConfigDict, Field
 
-from launchops.api.allocations import (
-    ALLOCATION_TYPES,
-    Allocation,
-    LaunchpoolAllocation,
-    PresaleAllocation,
-    RaydiumLP,
-)
-from launchops.api.amounts import Decimals, Integer, SolAmount, Supply, base_units, whole_tokens
+from launchops.api.allocations import ALLOCATION_TYPES
+from launchops.api.amounts import Integer, SolAmount
 from launchops.api.fields import (
-    U64_MAX,
     Base64Bytes,
-    Blockhash,
-    HttpUrl,
-    ImageUrl,
     Network,
     PublicKey,
     Text,
     Timestamp,
     WireModel,
-    rule,
+)
+from launchops.api.launches import (
+    DEFAULT_DECIMALS,
+    DEFAULT_SUPPLY,
+    MAX_BUCKETS,
+    MECHANIC_NAMES,
+    USDC_MINTS,
+    WRAPPED_SOL_MINT,
+    AgentLink,
+    BlockhashInfo,
+    CreateLaunchRequest,
+    CreateLaunchResponse,
+    ExternalLinks,
+    LaunchConfig,
+    RegisteredLaunch,
+    RegisteredToken,
+    RegisterLaunchRequest,
+    RegisterLaunchResponse,
 )
 
-WRAPPED_SOL_MINT = Pubkey.from_string("So11111111111111111111111111111111111111112")
-USDC_MINTS = {
-    Network.MAINNET: Pubkey.from_string("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
-    Network.DEVNET: Pubkey.from_string("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"),
-}
-DEFAULT_DECIMALS = 6
-DEFAULT_SUPPLY = 1_000_000_000
 MAX_PAGE = 1_000_000
-MAX_BUCKETS = 100
-"""Buckets of one launch (allocations and liquidity-pool flows): a bucket's address takes
-its index among those of its type as one byte, and each 4 buckets add a transaction."""
 
 # ── Agents ──────────────────────────────────────────────────────────────────
 
@@ -140,136 +136,12 @@ class WithdrawRequest(WireModel):
     network: Network = Network.MAINNET
 
 
-class BlockhashInfo(WireModel):
-    blockhash: Blockhash
-    last_valid_block_height: Integer(0, U64_MAX)
-
-
 class TransactionResponse(WireModel):
     """Answer of fund and withdraw: one base64 transaction and its blockhash."""
 
     success: Literal[True] = True
     tx: Base64Bytes
     blockhash: BlockhashInfo
-
-
-# ── Launches ────────────────────────────────────────────────────────────────
-
-
-class ExternalLinks(WireModel):
-    website: HttpUrl | None = None
-    twitter: str | None = None
-    telegram: str | None = None
-
-
-class LaunchConfig(WireModel):
-    """The `launch` object of create and register, with every rule of spec sections 2, 8."""
-
-    name: Text(1, 32)
-    symbol: Text(1, 10)
-    image: ImageUrl
-    description: Text(0, 250) | None = None
-    decimals: Decimals = DEFAULT_DECIMALS
-    supply: Supply = Field(DEFAULT_SUPPLY, description="whole tokens; at most 10^18")
-    network: Network = Network.MAINNET
-    quote_mint: PublicKey = Field(str(WRAPPED_SOL_MINT), validate_default=True)
-    type: Literal["launchpool", "presale"]
-    finalize: bool = True
-    allocations: list[Allocation] = Field(min_length=1)
-    external_links: ExternalLinks | None = None
-    public_key: PublicKey
-
-    @model_validator(mode="after")
-    def _check_supply_and_mechanic(self) -> LaunchConfig:
-        buckets = len(self.buckets())
-        if buckets > MAX_BUCKETS:
-            raise rule(
-                "buckets",
-                f"a launch holds at most {MAX_BUCKETS} buckets (allocations and liquidity-pool "
-                f"flows); this one has {buckets}",
-            )
-        if self.supply * 10**self.decimals > U64_MAX:
-            raise rule(
-                "supply",
-                f"supply {self.supply} with {self.decimals} decimals does not fit a token "
-                "mint (supply x 10^decimals must be below 2^64)",
-            )
-        allocated = sum(base_units(b.supply, self.decimals) for b in self.buckets())
-        if allocated > self.supply * 10**self.decimals:
-            raise rule(
-                "allocations",
-                f"allocations (with their liquidity-pool supply) add up to "
-                f"{whole_tokens(allocated, self.decimals)} tokens, more than the supply "
-                f"{self.supply}",
-            )
-        wanted = LaunchpoolAllocation if self.type == "launchpool" else PresaleAllocation
-        if not any(isinstance(a, wanted) for a in self.allocations):
-            kind = "launchpoolV2" if self.type == "launchpool" else "presaleV2"
-            raise rule("mechanic", f"a {self.type} launch needs a {kind} allocation")
-        return self
-
-    def buckets(self) -> list[Allocation | RaydiumLP]:
-        """Every bucket that holds tokens: each allocation, then each launchpool's LP flow."""
-        flows = [
-            flow
-            for a in self.allocations
-            if isinstance(a, LaunchpoolAllocation)
-            for flow in a.launchpool_v2.fund_flows
-            if isinstance(flow, RaydiumLP) and flow.supply > 0
-        ]
-        return [*self.allocations, *flows]
-
-
-class CreateLaunchRequest(WireModel):
-    wallet: PublicKey
-    launch: LaunchConfig
-
-    @model_validator(mode="after")
-    def _public_key_is_wallet(self) -> CreateLaunchRequest:
-        if self.launch.public_key != self.wallet:
-            raise rule("public_key", "launch.publicKey must equal the top-level wallet")
-        return self
-
-
-class CreateLaunchResponse(WireModel):
-    success: Literal[True] = True
-    transactions: list[Base64Bytes] = Field(min_length=1)
-    blockhash: BlockhashInfo
-    mint_address: PublicKey
-    genesis_account: PublicKey
-
-
-class RegisterLaunchRequest(WireModel):
-    genesis_account: PublicKey
-    network: Network = Network.MAINNET
-    launch: LaunchConfig
-    twitter_verification_token: str | None = None
-
-    @model_validator(mode="after")
-    def _network_matches(self) -> RegisterLaunchRequest:
-        if self.launch.network != self.network:
-            raise rule(
-                "network",
-                f"network {self.network} differs from launch.network {self.launch.network}",
-            )
-        return self
-
-
-class RegisteredLaunch(WireModel):
-    id: str
-    link: str
-
-
-class RegisteredToken(WireModel):
-    id: str
-    mint_address: PublicKey
-
-
-class RegisterLaunchResponse(WireModel):
-    success: Literal[True] = True
-    existing: bool | None = None
-    launch: RegisteredLaunch
-    token: RegisteredToken
 
 
 # ── Token lookup ────────────────────────────────────────────────────────────
@@ -345,9 +217,14 @@ class ReadError(WireModel):
 
 __all__ = [
     "ALLOCATION_TYPES",
+    "DEFAULT_DECIMALS",
+    "DEFAULT_SUPPLY",
+    "MAX_BUCKETS",
+    "MECHANIC_NAMES",
     "USDC_MINTS",
     "WRAPPED_SOL_MINT",
     "AgentCard",
+    "AgentLink",
     "AgentRecord",
     "AgentsPage",
     "AgentsQuery",

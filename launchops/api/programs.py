@@ -20,6 +20,7 @@ MEMO_PROGRAM = Pubkey.from_string("MemoSq4gqABAXKb96qzC7pqaMYpTSYz7yeWnV8ekRNf")
 COMPUTE_BUDGET_PROGRAM = Pubkey.from_string("ComputeBudget111111111111111111111111111111")
 GENESIS_PROGRAM = Pubkey.from_string("GNS1S5J5AspKXgpjz6SvKL66kPaKWAhaGRhCqPRxii2B")
 MPL_CORE_PROGRAM = Pubkey.from_string("CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d")
+NATIVE_MINT = Pubkey.from_string("So11111111111111111111111111111111111111112")  # wrapped SOL
 
 # Which cluster an RPC serves, by the genesis hash it answers (public-service-now.md).
 GENESIS_HASHES = {
@@ -43,6 +44,7 @@ BUCKET_PREFIX = {
     "raydiumV2": b"raydium_cpmm_v2",
     "RaydiumLP": b"raydium_cpmm_v2",
     "lockedV2": b"streamflow_v2",
+    "bondingCurveV2": b"bonding_curve_v2",
 }
 GENESIS_ACCOUNT_SPACE = 168
 EXECUTE_DISCRIMINATOR = 31
@@ -64,10 +66,18 @@ def bucket_pda(kind: str, genesis_account: Pubkey, index: int) -> Pubkey:
     return Pubkey.find_program_address(seeds, GENESIS_PROGRAM)[0]
 
 
-def token_account_address(owner: Pubkey, mint: Pubkey) -> Pubkey:
-    """The associated Token-2022 account of `owner` for `mint` (owners may be PDAs)."""
-    seeds = [bytes(owner), bytes(TOKEN_2022_PROGRAM), bytes(mint)]
+def token_account_address(
+    owner: Pubkey, mint: Pubkey, program: Pubkey = TOKEN_2022_PROGRAM
+) -> Pubkey:
+    """The associated token account of `owner` for `mint` (owners may be PDAs); Token-2022
+    unless `program` says SPL Token (wrapped SOL)."""
+    seeds = [bytes(owner), bytes(program), bytes(mint)]
     return Pubkey.find_program_address(seeds, ASSOCIATED_TOKEN_PROGRAM)[0]
+
+
+def native_mint_data() -> bytes:
+    """Wrapped SOL's mint as every cluster has it: no authorities, 9 decimals, initialized."""
+    return bytes(36) + bytes(8) + bytes([9, 1]) + bytes(36)
 
 
 def agent_wallet(asset: Pubkey) -> Pubkey:

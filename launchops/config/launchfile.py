@@ -1,7 +1,8 @@
 """Launch files: YAML in, a validated `LaunchConfig` and its stable key out.
 
-Three forms: a `launchpool:` or `presale:` recipe (`recipes.py`), or `type:` with a raw
-`allocations:` list for full control. `${VAR}` (or `${VAR:-default}`) expands from the
+Four forms: a `launchpool:`, `presale:` or `bondingCurve:` recipe (`recipes.py`), or
+`type:` with a raw `allocations:` list for full control; any of them may launch for an
+agent (`agent: {mint, setToken}`). `${VAR}` (or `${VAR:-default}`) expands from the
 environment. Every problem names the file, the line, the field and the rule; loading
 makes no network call.
 """
@@ -11,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -36,11 +37,13 @@ from launchops.api.fields import (
     error_message,
     field_path,
 )
-from launchops.api.models import USDC_MINTS, WRAPPED_SOL_MINT, LaunchConfig
+from launchops.api.models import USDC_MINTS, WRAPPED_SOL_MINT, AgentLink, LaunchConfig
+from launchops.api.programs import agent_wallet
 from launchops.config.reader import FileReader
 from launchops.config.recipes import (
     RECIPE_DECIMALS,
     RECIPE_SUPPLY,
+    BondingCurveRecipe,
     LaunchpoolRecipe,
     PresaleRecipe,
     StrictModel,
@@ -51,6 +54,9 @@ from launchops.config.rules import (
     check_rules,
     unknown_fields,
 )
+from launchops.config.secrets import NO_SECRETS, LaunchSecrets, load_first_buyer
+from launchops.errors import KeypairError
+from launchops.journal.records import LaunchOrder
 
 LAUNCH_FILE_SUFFIXES = (".yaml", ".yml")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -61,6 +67,15 @@ class Links(StrictModel):
     website: HttpUrl | None = None
     twitter: str | None = None
     telegram: str | None = None
+
+
+class AgentFile(StrictModel):
+    """`agent:`: launch for an agent whose Core asset the creator's wallet owns."""
+
+    mint: PublicKey = Field(description="the agent's Core asset")
+    set_token: bool = Field(
+        False, description="make the new token the agent's token (one time only, irreversible)"
+    )
 
 
 class LaunchFile(StrictModel):
@@ -80,13 +95,31 @@ class LaunchFile(StrictModel):
     finalize: bool = True
     launchpool: LaunchpoolRecipe | None = None
     presale: PresaleRecipe | None = None
-    type: Literal["launchpool", "presale"] | None = Field(None, description="with allocations")
+    bonding_curve: BondingCurveRecipe | None = None
+    type: Literal["launchpool", "presale", "bondingCurve"] | None = Field(
+        None, description="with allocations"
+    )
     decimals: Decimals | None = Field(None, description="with allocations, 1 to 9; default 6")
     supply: Supply | None = Field(
         None, description="whole tokens, with allocations, at most 10^18; default 10^9"
     )
     allocations: list[Allocation] | None = None
     schedule: str | None = Field(None, description="a time (ISO 8601) or a cron expression")
+    agent: AgentFile | None = None
+    twitter_verification_token: str | None = Field(
+        None,
+        repr=False,
+        description="from a prior Twitter verification, sent with register (never logged or "
+        "journaled); write ${VAR} to keep it out of the file",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_bonding_curve(cls, data: Any) -> Any:
+        """`bondingCurve:` with nothing under it is a plain curve, as `bondingCurve: {}`."""
+        if isinstance(data, dict) and "bondingCurve" in data and data["bondingCurve"] is None:
+            return {**data, "bondingCurve": {}}
+        return data
 
     @field_validator("schedule")
     @classmethod
@@ -107,30 +140,38 @@ class LaunchFile(StrictModel):
 
     @model_validator(mode="after")
     def _one_form(self) -> LaunchFile:
-        forms = [
-            f for f in ("launchpool", "presale", "allocations") if getattr(self, f) is not None
-        ]
+        forms = [f for f in FORMS if getattr(self, f) is not None]
         if len(forms) != 1:
-            raise _rule("form", "give exactly one of launchpool:, presale: or allocations:")
+            raise _rule(
+                "form", "give exactly one of launchpool:, presale:, bondingCurve: or allocations:"
+            )
         if self.allocations is not None and self.type is None:
-            raise _rule("form", "allocations: needs type: launchpool or type: presale")
+            raise _rule(
+                "form", "allocations: needs type: launchpool, type: presale or type: bondingCurve"
+            )
         if self.allocations is None and (self.type or self.decimals or self.supply):
             raise _rule("form", "type, decimals and supply go with allocations:; recipes fix them")
         return self
 
     @property
     def form(self) -> str:
-        """Which form the file takes: `launchpool`, `presale` or `allocations`."""
-        if self.allocations is not None:
-            return "allocations"
-        return "launchpool" if self.launchpool is not None else "presale"
+        """Which form the file takes: `launchpool`, `presale`, `bondingCurve` or
+        `allocations`."""
+        return next(wire for f, wire in FORMS.items() if getattr(self, f) is not None)
 
-    def compile(self, wallet: Pubkey, network: Network) -> LaunchConfig:
-        """The spec's launch configuration of this file."""
+    def compile(
+        self, wallet: Pubkey, network: Network, first_buyer: Pubkey | None = None
+    ) -> LaunchConfig:
+        """The spec's launch configuration of this file; `first_buyer` is the key of
+        `bondingCurve.firstBuyWallet`, when it gives one."""
+        agents_wallet = agent_wallet(self.agent.mint) if self.agent else None
         if self.launchpool is not None:
             kind, allocations = "launchpool", self.launchpool.compile(wallet)
         elif self.presale is not None:
             kind, allocations = "presale", self.presale.compile(wallet)
+        elif self.bonding_curve is not None:
+            recipe = self.bonding_curve
+            kind, allocations = "bondingCurve", recipe.compile(wallet, agents_wallet, first_buyer)
         else:
             kind, allocations = self.type, list(self.allocations or [])
         return LaunchConfig(
@@ -150,6 +191,14 @@ class LaunchFile(StrictModel):
         )
 
 
+FORMS = {  # each form's field, and its key in the file
+    "launchpool": "launchpool",
+    "presale": "presale",
+    "bonding_curve": "bondingCurve",
+    "allocations": "allocations",
+}
+
+
 def _rule(code: str, message: str) -> Any:
     from launchops.api.fields import rule
 
@@ -166,26 +215,39 @@ def _quote_mint(value: str, network: Network) -> Pubkey:
 
 @dataclass(frozen=True)
 class LaunchPlan:
-    """A validated launch: its key, configuration, the hash of it, and where it came from."""
+    """A validated launch: its key, configuration, the hash of it, and where it came from;
+    the agent it launches for, and the file's secrets (kept in memory, never journaled)."""
 
     key: str
     config: LaunchConfig
     config_hash: str
     source: str
     schedule: str | None = None
+    agent: AgentLink | None = None
+    secrets: LaunchSecrets = field(default=NO_SECRETS, repr=False)
+
+    @property
+    def order(self) -> LaunchOrder:
+        """What the journal keeps: the launch as sent, the agent, the secrets' names."""
+        agent = self.agent.to_wire() if self.agent else None
+        return LaunchOrder(self.config.to_wire(), agent, self.secrets.names)
 
     @property
     def wire(self) -> dict[str, Any]:
-        return self.config.to_wire()
+        return self.order.to_json()
 
 
-def config_hash(config: LaunchConfig) -> str:
-    canonical = json.dumps(config.to_wire(), sort_keys=True, separators=(",", ":"))
+def config_hash(config: LaunchConfig, agent: AgentLink | None = None) -> str:
+    """What a launch is: its configuration (without the client's constants) and agent."""
+    hashed: Any = config.hashed()
+    if agent is not None:
+        hashed = {"launch": hashed, "agent": agent.to_wire()}
+    canonical = json.dumps(hashed, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def launch_key(config: LaunchConfig, given: str | None) -> str:
-    return given or f"h-{config_hash(config)[:16]}"
+def launch_key(config: LaunchConfig, given: str | None, agent: AgentLink | None = None) -> str:
+    return given or f"h-{config_hash(config, agent)[:16]}"
 
 
 # ── loading ─────────────────────────────────────────────────────────────────
@@ -199,24 +261,28 @@ def load_launch_file(
     pinned_network: bool = False,
     now: datetime | None = None,
     public_service: bool = False,
+    resolver: Callable[[str], str] | None = None,
 ) -> LaunchPlan:
     """Validate one launch file; raises `LaunchFileError` listing every problem found.
 
     `wallet` is the profile's key (the creator); `network` the profile's, enforced when
     `pinned_network`; `now` turns on the "not in the past" rule (None: a resumed launch);
     `public_service` the rules of the public service as it is now (a profile that targets
-    it: the allocation types it no longer takes are refused before anything is sent).
+    it: the allocation types it no longer takes are refused before anything is sent);
+    `resolver` reads a `prefect-secret:` first buyer's key.
     """
     reader = FileReader(path)
     parsed = _parsed(reader)
     unknown_fields(parsed, (), reader)
     check_profile(reader, parsed.wallet, parsed.network, wallet, network, pinned_network)
+    secrets = _secrets(parsed, reader, resolver)
     _raise_if_any(reader)
     creator = wallet or parsed.wallet
     assert creator is not None
     form = parsed.form
+    buyer = secrets.first_buyer.pubkey() if secrets.first_buyer else None
     try:
-        config = parsed.compile(creator, parsed.network or network or Network.MAINNET)
+        config = parsed.compile(creator, parsed.network or network or Network.MAINNET, buyer)
     except (pydantic.ValidationError, ValueError) as exc:
         errors = exc.errors(include_url=False) if isinstance(exc, pydantic.ValidationError) else []
         for error in errors or [{"loc": (), "msg": str(exc), "type": "value_error"}]:
@@ -227,13 +293,36 @@ def load_launch_file(
     if public_service:
         check_public_service(config, form, reader)
     _raise_if_any(reader)
+    agent = (
+        AgentLink(mint=parsed.agent.mint, set_token=parsed.agent.set_token)
+        if parsed.agent
+        else None
+    )
     return LaunchPlan(
-        key=launch_key(config, parsed.id),
+        key=launch_key(config, parsed.id, agent),
         config=config,
-        config_hash=config_hash(config),
+        config_hash=config_hash(config, agent),
         source=str(path),
         schedule=parsed.schedule,
+        agent=agent,
+        secrets=secrets,
     )
+
+
+def _secrets(
+    parsed: LaunchFile, reader: FileReader, resolver: Callable[[str], str] | None
+) -> LaunchSecrets:
+    """The file's secrets; a key that cannot be loaded is a problem at its line (the
+    message never shows key material)."""
+    source = parsed.bonding_curve.first_buy_wallet if parsed.bonding_curve else None
+    buyer = None
+    if source is not None:
+        try:
+            buyer = load_first_buyer(source, resolver)
+        except KeypairError as exc:
+            loc = ("bondingCurve", "firstBuyWallet")
+            reader.problem(field_path(loc), f"cannot be loaded: {exc}", loc)
+    return LaunchSecrets(first_buyer=buyer, twitter_token=parsed.twitter_verification_token)
 
 
 def _parsed(reader: FileReader) -> LaunchFile:

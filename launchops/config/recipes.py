@@ -7,21 +7,35 @@ the Raydium pool and never close; `raydiumLiquidityBps` of the raise (and that s
 allocations vest through Streamflow; whatever supply remains is an unlocked "Creator
 Allocation" to the wallet. Total supply 1,000,000,000 with 6 decimals, as the service's
 recipe fixes it.
+
+Bonding curve: the protocol's fixed curve (supply split, virtual reserves, a Raydium pool
+it graduates to, never locked), creator fees to `creatorFeeWallet` and an optional first
+buy of `firstBuyAmount` SOL by `firstBuyWallet`; each wallet defaults to the agent's, then
+the creator's, exactly as the public client's payload builder does.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 from solders.pubkey import Pubkey
 
 from launchops.api.allocations import (
+    BONDING_CURVE_LP_RAW,
+    BONDING_CURVE_RAW,
+    VIRTUAL_BASE_RAW,
+    VIRTUAL_QUOTE_TOKENS,
+    Always,
+    BondingCurveAllocation,
+    BondingCurveSettings,
     BpsCurve,
     Cliff,
+    CreatorFee,
     CustomUnlock,
     DurationValue,
+    FirstBuy,
     LaunchpoolAllocation,
     LaunchpoolSettings,
     LinearUnlock,
@@ -34,14 +48,16 @@ from launchops.api.allocations import (
     RaydiumLP,
     TimeAbsolute,
     TimeUnit,
+    Triggered,
     UnlockedAllocation,
     UnlockedFunds,
     UnlockedSettings,
     Vesting,
     check_duration,
+    display_amount,
     graduation,
 )
-from launchops.api.amounts import Integer, QuoteAmount, TokenAmount
+from launchops.api.amounts import Integer, QuoteAmount, SolAmount, TokenAmount
 from launchops.api.fields import PublicKey, Text, Timestamp, WireModel, iso_utc, rule
 
 RECIPE_SUPPLY = 1_000_000_000
@@ -258,6 +274,85 @@ class PresaleRecipe(StrictModel):
         ]
         claim = TimeAbsolute(timestamp=self.claim_start_time)
         return _with_creator_remainder(allocations, self.token_allocation, wallet, claim)
+
+
+SolText = Annotated[
+    SolAmount,
+    WithJsonSchema(
+        {
+            "type": ["string", "number"],
+            "pattern": "^[0-9]+(\\.[0-9]{1,9})?$",
+            "description": 'SOL as decimal text, e.g. "0.5" (at most 9 decimals)',
+        }
+    ),
+]
+KeypairSource = Annotated[
+    str,
+    Field(
+        pattern=r"^(file|env|prefect-secret):.+$",
+        description="a keypair source, as a profile's keypair: file:PATH (Solana CLI JSON), "
+        "env:VAR (JSON or base58) or prefect-secret:NAME",
+    ),
+]
+
+
+class BondingCurveRecipe(StrictModel):
+    """`bondingCurve:`; every field optional (`bondingCurve: {}` is a plain curve)."""
+
+    creator_fee_wallet: PublicKey | None = None
+    first_buy_amount: SolText | None = None
+    first_buy_wallet: KeypairSource | None = None
+
+    @model_validator(mode="after")
+    def _a_wallet_buys_an_amount(self) -> BondingCurveRecipe:
+        if self.first_buy_wallet is not None and self.first_buy_amount is None:
+            raise rule("first_buy", "firstBuyWallet buys nothing without firstBuyAmount")
+        return self
+
+    def compile(
+        self, wallet: Pubkey, agent_wallet: Pubkey | None, buyer: Pubkey | None
+    ) -> list[Any]:
+        """The one bondingCurveV2 allocation the public client builds; `buyer` is the first
+        buyer's key when `firstBuyWallet` gives one."""
+        default = agent_wallet or wallet
+        fee = CreatorFee(enabled=True, wallet=self.creator_fee_wallet or default)
+        first_buy = (
+            FirstBuy(enabled=True, buyer=buyer or default, amount=self.first_buy_amount)
+            if self.first_buy_amount is not None
+            else FirstBuy(enabled=False)
+        )
+        pool = RaydiumLP(
+            name="Liquidity Pool",
+            supply=display_amount(BONDING_CURVE_LP_RAW),
+            percentage_bps=10_000,
+            start_condition=Always(),
+            # Never locked: Never start and cliff; duration and period 1/1 as the API needs.
+            lp_lock_schedule=LpLockSchedule(
+                enabled=True,
+                start_condition=Never(),
+                duration=1,
+                period=1,
+                cliff_condition=Never(),
+                cliff_amount_bps=0,
+            ),
+            creator_fee=fee,
+        )
+        curve = BondingCurveSettings(
+            swap_start_condition=Always(),
+            swap_end_condition=Triggered(),
+            virtual_base_tokens=display_amount(VIRTUAL_BASE_RAW),
+            virtual_quote_tokens=VIRTUAL_QUOTE_TOKENS,
+            first_buy=first_buy,
+            creator_fee=fee,
+            fund_flows=[pool],
+        )
+        return [
+            BondingCurveAllocation(
+                name="Bonding Curve",
+                supply=display_amount(BONDING_CURVE_RAW),
+                bonding_curve_v2=curve,
+            )
+        ]
 
 
 def _with_creator_remainder(

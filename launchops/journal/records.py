@@ -20,7 +20,7 @@ from launchops.chain.landing import Landing
 from launchops.states import Kind, LaunchState, Outcome
 
 if TYPE_CHECKING:
-    from launchops.api.models import LaunchConfig, RegisterLaunchResponse
+    from launchops.api.models import AgentLink, LaunchConfig, RegisterLaunchResponse
 
 
 def _b64(raw: bytes) -> str:
@@ -156,6 +156,29 @@ class Registered:
 
 
 @dataclass(frozen=True)
+class LaunchOrder:
+    """A launch as its file asked for it: the launch object as sent, the agent it launches
+    for, and the names of the secrets its file gives (never their values: a run without
+    them reads them from the file again). A launch with neither agent nor secrets is kept
+    as the bare launch object, as journals have always kept it."""
+
+    launch: dict[str, Any]
+    agent: dict[str, Any] | None = None
+    secrets: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        if self.agent is None and not self.secrets:
+            return self.launch
+        return {"launch": self.launch, "agent": self.agent, "secrets": list(self.secrets)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LaunchOrder:
+        if "allocations" in data:  # the bare launch object
+            return cls(data)
+        return cls(data["launch"], data.get("agent"), tuple(data.get("secrets") or ()))
+
+
+@dataclass(frozen=True)
 class TransferOrder:
     """A fund or withdraw as asked: exact SOL, base58 keys resolved."""
 
@@ -210,11 +233,24 @@ class LaunchRecord:
     attempts: list[Attempt] = field(default_factory=list)
 
     @cached_property
+    def launch_order(self) -> LaunchOrder:
+        """The launch, its agent and its secrets' names (a launch's record only)."""
+        return LaunchOrder.from_json(self.config)
+
+    @cached_property
     def launch(self) -> LaunchConfig:
         """The launch configuration, typed (a launch's record only)."""
         from launchops.api.models import LaunchConfig
 
-        return LaunchConfig.model_validate(self.config)
+        return LaunchConfig.model_validate(self.launch_order.launch)
+
+    @cached_property
+    def agent(self) -> AgentLink | None:
+        """The agent the launch is for, if any (a launch's record only)."""
+        from launchops.api.models import AgentLink
+
+        agent = self.launch_order.agent
+        return AgentLink.model_validate(agent) if agent else None
 
     @cached_property
     def order(self) -> TransferOrder:
@@ -261,6 +297,7 @@ class StateChange:
 __all__ = [
     "Attempt",
     "Created",
+    "LaunchOrder",
     "LaunchRecord",
     "Registered",
     "Send",

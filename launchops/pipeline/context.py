@@ -30,6 +30,7 @@ from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.profiles import Profile
+from launchops.config.secrets import LaunchSecrets
 from launchops.errors import LeaseLost, SandboxPortTaken
 from launchops.journal.records import LaunchRecord
 from launchops.journal.store import Journal
@@ -59,6 +60,8 @@ class LaunchContext:
     worker: str = ""  # who works launches here, as the journal's events name it
     _renewed: dict[str, float] = field(default_factory=dict)
     just_read: dict[str, LaunchRecord] = field(default_factory=dict)
+    resolver: Callable[[str], str] | None = None  # reads prefect-secret: keys
+    secrets: dict[str, LaunchSecrets] = field(default_factory=dict, repr=False)  # by launch
 
     @property
     def wallet(self) -> Pubkey:
@@ -160,6 +163,7 @@ async def open_context(
                 progress,
                 lease_seconds=lease_seconds or profile.lease_seconds,
                 worker=profile.worker_name,
+                resolver=resolver,
             )
         finally:
             await watcher.close()

@@ -43,7 +43,14 @@ STEP_TABLES: dict[Kind, dict[Step, StepFunction]] = {
 StepCaller = Callable[[Step, LaunchContext, str], Awaitable[None]]
 
 
-def plan_launch(profile: Profile, wallet: Any, path: Path, *, check_times: bool) -> LaunchPlan:
+def plan_launch(
+    profile: Profile,
+    wallet: Any,
+    path: Path,
+    *,
+    check_times: bool,
+    resolver: Callable[[str], str] | None = None,
+) -> LaunchPlan:
     return load_launch_file(
         path,
         wallet=wallet,
@@ -51,21 +58,23 @@ def plan_launch(profile: Profile, wallet: Any, path: Path, *, check_times: bool)
         pinned_network=not profile.embedded_sandbox,  # the sandbox serves both networks
         now=datetime.now(UTC) if check_times else None,
         public_service=profile.service == "public",
+        resolver=resolver,
     )
 
 
 async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> LaunchRecord:
     """Validate the file and record it in the journal (or find it there): the first step."""
     try:
-        plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=True)
+        plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=True, resolver=ctx.resolver)
     except LaunchFileError as exc:
         # "Not in the past" holds for a new launch; one under way is resumed all the same.
         if not all("in the past" in p.message for p in exc.file_problems) or replace:
             raise
-        plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=False)
+        plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=False, resolver=ctx.resolver)
         known = await ctx.journal.get(plan.key)
         if known is None or (known.state is LaunchState.VALIDATED and known.attempt == 0):
             raise
+    ctx.secrets[plan.key] = plan.secrets  # in memory only: the journal keeps their names
     ctx.progress(plan.key, Step.VALIDATE, f"{path} -> {plan.key}")
     return await ctx.journal.begin(
         plan.key,
@@ -137,11 +146,11 @@ async def _steps(
 
 async def dry_run(ctx: LaunchContext, path: Path) -> dict[str, Any]:
     """Validate, create and sign, then simulate each transaction; nothing is sent or kept."""
-    plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=True)
-    created = await ctx.client.create_launch(ctx.wallet, plan.config)
+    plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=True, resolver=ctx.resolver)
+    created = await ctx.client.create_launch(ctx.wallet, plan.config, agent=plan.agent)
     results = []
     for index, raw in enumerate(created.transactions):
-        signed = sign_partial(raw, ctx.keypair)
+        signed = sign_partial(raw, ctx.keypair, *plan.secrets.signers)
         err, logs = await ctx.rpc.simulate(bytes(signed))
         results.append(
             {

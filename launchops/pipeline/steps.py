@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
 from launchops.api.models import RegisterLaunchResponse
@@ -19,6 +20,7 @@ from launchops.chain.signing import sign_partial
 from launchops.errors import APIStatusError, SigningError
 from launchops.journal.records import Created, LaunchRecord, Registered, Send
 from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.secrets import secrets_of
 from launchops.pipeline.submission import Submission
 from launchops.retries import INDEXER_WAIT, not_indexed_yet
 from launchops.states import LaunchState, Step
@@ -67,7 +69,7 @@ async def create(ctx: LaunchContext, record: LaunchRecord) -> None:
     if number is None:
         return
     try:
-        created = await ctx.client.create_launch(ctx.wallet, record.launch)
+        created = await ctx.client.create_launch(ctx.wallet, record.launch, agent=record.agent)
     except APIStatusError as exc:
         await refused(ctx, record, exc)
         return
@@ -84,9 +86,12 @@ async def create(ctx: LaunchContext, record: LaunchRecord) -> None:
 # ── sign ────────────────────────────────────────────────────────────────────
 
 
-async def sign_checked(ctx: LaunchContext, record: LaunchRecord, check: Check | None) -> None:
-    """Add the creator's signature to each transaction (after `check`, if given) and keep
-    the signed bytes and signatures before anything is sent."""
+async def sign_checked(
+    ctx: LaunchContext, record: LaunchRecord, check: Check | None, others: tuple[Keypair, ...] = ()
+) -> None:
+    """Add the creator's signature to each transaction (after `check`, if given), and each
+    of `others` where one is needed (a first buyer's), and keep the signed bytes and
+    signatures before anything is sent."""
     attempt = record.current
     assert attempt is not None
     transactions = attempt.created.transactions
@@ -96,7 +101,7 @@ async def sign_checked(ctx: LaunchContext, record: LaunchRecord, check: Check | 
         for raw in transactions:
             if check is not None:
                 check(ctx, record, raw)
-            signed.append(sign_partial(raw, ctx.keypair))
+            signed.append(sign_partial(raw, ctx.keypair, *others))
     except (SigningError, ValueError) as exc:
         await ctx.journal.set_state(
             record.key, S.FAILED, step=Step.SIGN, message=str(exc), error=str(exc)
@@ -107,7 +112,8 @@ async def sign_checked(ctx: LaunchContext, record: LaunchRecord, check: Check | 
 
 
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
-    await sign_checked(ctx, record, None)
+    """The creator signs every transaction; a first buyer (another wallet) those it is in."""
+    await sign_checked(ctx, record, None, (await secrets_of(ctx, record)).signers)
 
 
 # ── submit and confirm ──────────────────────────────────────────────────────
@@ -177,7 +183,13 @@ async def _once_indexed(ctx: LaunchContext, record: LaunchRecord) -> RegisterLau
             if attempt.retry_state.attempt_number > 1:
                 await ctx.renew(record.key)  # the wait may outlast a third of the lease
                 ctx.progress(record.key, Step.REGISTER, "not indexed yet: asking again")
-            return await ctx.client.register_launch(record.genesis, record.launch)
+            return await ctx.client.register_launch(
+                record.genesis,
+                record.launch,
+                agent=record.agent,
+                creator_wallet=ctx.wallet,
+                twitter_verification_token=(await secrets_of(ctx, record)).twitter_token,
+            )
     raise AssertionError("unreachable: tenacity reraises the last error")
 
 

@@ -21,12 +21,15 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from solders.keypair import Keypair
+
 from launchops.chain.landing import Landing
 from launchops.chain.signing import only_ours, resign
 from launchops.errors import TransactionRejected
 from launchops.journal.records import LaunchRecord, Send
 from launchops.pipeline.context import LaunchContext
-from launchops.states import LaunchState, Outcome, Step
+from launchops.pipeline.secrets import secrets_of
+from launchops.states import Kind, LaunchState, Outcome, Step
 
 MAX_RESIGNS = 3
 S = LaunchState
@@ -39,6 +42,7 @@ class Submission:
         attempt = record.current
         assert attempt is not None and attempt.signed is not None and attempt.sends is not None
         self.ctx = ctx
+        self.record = record
         self.key = record.key
         self.attempt = attempt
         self.signed = list(attempt.signed)
@@ -62,7 +66,7 @@ class Submission:
             elif index == 0:
                 await self.expire()
                 return
-            elif (problem := self.cannot_resign(index)) is not None:
+            elif (problem := await self.cannot_resign(index)) is not None:
                 await self.stop(index, f"transactions {index + 1}.. expired; {problem}")
                 return
             else:
@@ -122,19 +126,27 @@ class Submission:
 
     # ── how it ends ──────────────────────────────────────────────────────────
 
-    def cannot_resign(self, index: int) -> str | None:
+    async def keypairs(self) -> list[Keypair]:
+        """Every key we sign with: the creator's, and a launch's first buyer's."""
+        if self.record.kind is not Kind.LAUNCH:
+            return [self.ctx.keypair]
+        return [self.ctx.keypair, *(await secrets_of(self.ctx, self.record)).signers]
+
+    async def cannot_resign(self, index: int) -> str | None:
         """Why the expired tail from `index` cannot be re-signed by us, if it cannot."""
         if sum(1 for s in self.sends if s.replaced) >= MAX_RESIGNS:
             return "re-signed too often"
-        if not all(only_ours(raw, self.ctx.wallet) for raw in self.signed[index:]):
+        ours = [k.pubkey() for k in await self.keypairs()]
+        if not all(only_ours(raw, ours) for raw in self.signed[index:]):
             return "the rest need the service's signatures"
         return None
 
     async def resign_tail(self, index: int) -> None:
         """The expired tail under a fresh blockhash, signed by us alone, journaled first."""
         blockhash, last_valid = await self.ctx.rpc.latest_blockhash()
+        keypairs = await self.keypairs()
         for position in range(index, len(self.signed)):
-            fresh = resign(self.signed[position], self.ctx.keypair, blockhash)
+            fresh = resign(self.signed[position], keypairs, blockhash)
             old = self.sends[position]
             self.signed[position] = bytes(fresh)
             self.sends[position] = Send(

@@ -30,6 +30,7 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
+from launchops.api.programs import NATIVE_MINT, TOKEN_PROGRAM, native_mint_data
 from launchops.errors import RpcError
 from launchops.sandbox.formats import (
     LOOKUP_TABLE_PROGRAM,
@@ -93,6 +94,10 @@ class Chain:
         memo_v1 = self.svm.get_account(MEMO_V1)
         if memo_v1 is not None:  # the current Memo id runs v1's code (see notes/solana.md)
             self.svm.add_program(MEMO, bytes(memo_v1.data))
+        native = native_mint_data()  # wrapped SOL's mint, there on every cluster
+        self.svm.set_account(
+            NATIVE_MINT, Account(self.rent_exempt(len(native)), native, TOKEN_PROGRAM, False)
+        )
         self.slot = 0
         self.blockhashes: OrderedDict[Hash, int] = OrderedDict()
         self.landed: dict[Signature, Landed] = {}

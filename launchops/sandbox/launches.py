@@ -35,8 +35,10 @@ from launchops.api import programs as p
 from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
 from launchops.api.amounts import base_units, whole_tokens
 from launchops.api.fields import iso_utc
+from launchops.api.launches import MECHANIC_NAMES
 from launchops.api.models import ErrorDetail, LaunchConfig
 from launchops.errors import LaunchRejected
+from launchops.sandbox import bonding
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.formats import AnyMessage
 
@@ -54,14 +56,19 @@ class Bucket:
 
 
 def plan_buckets(config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> list[Bucket]:
-    """Each allocation and LP flow as a bucket: PDA by type and index, and its token account."""
+    """Each allocation and LP flow as a bucket: PDA by type and index, its token account,
+    and what it holds (a bonding curve's, less what its first buy took)."""
     counters: dict[bytes, int] = {}
     buckets = []
+    buy = bonding.first_buy(config, genesis, mint)
     for source in config.buckets():
         prefix = p.BUCKET_PREFIX[source.type]
         index = counters.get(prefix, 0)
         counters[prefix] = index + 1
         owner = p.bucket_pda(source.type, genesis, index)
+        amount = base_units(source.supply, config.decimals)
+        if buy is not None and source.type == "bondingCurveV2":
+            amount -= buy.tokens
         buckets.append(
             Bucket(
                 name=source.name,
@@ -69,7 +76,7 @@ def plan_buckets(config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> list[Bu
                 index=index,
                 owner=owner,
                 account=p.token_account_address(owner, mint),
-                amount=base_units(source.supply, config.decimals),
+                amount=amount,
             )
         )
     return buckets
@@ -80,7 +87,7 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
     total = config.supply * 10**config.decimals
     mint, genesis = Keypair(), Keypair()
     buckets = plan_buckets(config, genesis.pubkey(), mint.pubkey())
-    allocated = sum(b.amount for b in buckets)
+    allocated = sum(base_units(b.supply, config.decimals) for b in config.buckets())
     if config.finalize and allocated != total:
         raise LaunchRejected(
             "Validation failed",
@@ -96,7 +103,7 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
     blockhash, last_valid = chain.blockhash_for_new()
     creator = config.public_key
     first = _mint_and_genesis(chain, config, mint.pubkey(), genesis.pubkey())
-    tails = _bucket_funding(config, buckets, mint.pubkey())
+    tails = _bucket_funding(config, buckets, mint.pubkey(), genesis.pubkey())
     messages = chain.build(creator, [first, *(ixs for ixs in tails if ixs)], blockhash)
     transactions = [bytes(partly_signed(messages[0], [mint, genesis]))]
     transactions += [bytes(partly_signed(m, [])) for m in messages[1:]]
@@ -150,10 +157,11 @@ def _mint_and_genesis(
 
 
 def _bucket_funding(
-    config: LaunchConfig, buckets: list[Bucket], mint: Pubkey
+    config: LaunchConfig, buckets: list[Bucket], mint: Pubkey, genesis: Pubkey
 ) -> list[list[Instruction]]:
     """The later transactions' work: each bucket's token account, minted its supply,
-    BUCKETS_PER_TX buckets a transaction; a finalized launch's last one revokes the mint."""
+    BUCKETS_PER_TX buckets a transaction; then a bonding curve's first buy; a finalized
+    launch's last one revokes the mint."""
     creator = config.public_key
     bucket_ixs = []
     for bucket in buckets:
@@ -176,6 +184,9 @@ def _bucket_funding(
         )
     groups = [bucket_ixs[i : i + BUCKETS_PER_TX] for i in range(0, len(bucket_ixs), BUCKETS_PER_TX)]
     tails = [[ix for pair in group for ix in pair] for group in groups] or [[]]
+    buy = bonding.first_buy(config, genesis, mint)
+    if buy is not None:
+        tails[-1] += bonding.instructions(buy, config, genesis, mint)
     if config.finalize:
         tails[-1].append(
             set_authority(
@@ -246,8 +257,16 @@ def verify_on_chain(chain: Chain, config: LaunchConfig, genesis: Pubkey, mint: P
             mismatch(where, "bucket account belongs to another mint or owner")
         elif token.amount != bucket.amount:
             mismatch(where, f"bucket holds {token.amount} base units, expected {bucket.amount}")
+    buy = bonding.first_buy(config, genesis, mint)
+    if buy is not None:
+        problems += bonding.mismatches(buy, lambda key: _token_amount(chain, key))
     if problems:
         raise LaunchRejected("On-chain state does not match the launch", problems)
+
+
+def _token_amount(chain: Chain, key: Pubkey) -> int | None:
+    account = chain.account(key)
+    return p.read_token_account(bytes(account.data)).amount if account else None
 
 
 def listing(
@@ -257,7 +276,7 @@ def listing(
     start, end = _window(config)
     return {
         "launchPage": launch_page,
-        "mechanic": "launchpoolV2" if config.type == "launchpool" else "presaleV2",
+        "mechanic": MECHANIC_NAMES[config.type],
         "genesisAddress": genesis,
         "spotlight": False,
         "startTime": iso_utc(start) if start else None,

@@ -58,11 +58,12 @@ def test_unknown_fields_in_answers_are_kept():
     }
 
 
-def test_extras_the_js_client_sends_are_accepted_and_sent_back():
+def test_what_the_js_client_sends_beyond_the_spec_is_modelled_and_sent_back():
     body = m.CreateLaunchRequest.model_validate(ex.create_body())
-    assert body.model_extra == {"buildAllTx": True}
-    assert body.launch.model_extra["genesisVersion"] == "v2"
+    assert body.model_extra == {} and body.build_all_tx is True
+    assert body.launch.genesis_version == "v2" and body.launch.model_extra == {}
     assert body.to_wire()["launch"]["isMutable"] is True
+    assert body.to_wire()["buildAllTx"] is True
 
 
 def test_public_keys_are_solders_types_inside_and_strings_on_the_wire():
@@ -106,7 +107,7 @@ LAUNCH_RULES = [
     ("image", "not a url", "image", "must be an http(s) URL"),
     ("image", "https://x.io/" + "a" * 188, "image", "must be at most 200 characters (got 201)"),
     ("network", "solana-testnet", "network", "must be 'solana-mainnet' or 'solana-devnet'"),
-    ("type", "auction", "type", "must be 'launchpool' or 'presale'"),
+    ("type", "auction", "type", "must be 'launchpool', 'presale' or 'bondingCurve'"),
     ("publicKey", "0OIl" * 8, "publicKey", "characters outside base58"),
     ("publicKey", "abc", "publicKey", "of 32 bytes (got 3 characters)"),
     ("quoteMint", 42, "quoteMint", "must be a base58 public key (a string), not int"),

@@ -280,7 +280,8 @@ def test_the_launch_needs_exactly_one_form(tmp_path):
     path = tmp_path / "two.yaml"
     path.write_text(yaml.safe_dump(document))
     assert any(
-        "give exactly one of launchpool:, presale: or allocations:" in p for p in problems(path)
+        "give exactly one of launchpool:, presale:, bondingCurve: or allocations:" in p
+        for p in problems(path)
     )
 
 
@@ -330,7 +331,7 @@ def test_unknown_fields_in_raw_allocations_are_flagged(tmp_path):
 
 
 def test_the_examples_validate_and_the_schema_is_current():
-    assert len(launch_files(ROOT / "configs")) == 7  # profiles.yaml is not a launch file
+    assert len(launch_files(ROOT / "configs")) == 8  # profiles.yaml is not a launch file
     for path in launch_files(ROOT / "configs"):
         assert load(path).key
     committed = json.loads((ROOT / "configs" / "launch.schema.json").read_text())

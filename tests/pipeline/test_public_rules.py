@@ -87,7 +87,7 @@ def test_raw_locked_and_raydium_allocations_are_refused_each_with_its_line(tmp_p
 
 def test_the_examples_suit_the_public_service_but_the_locked_one(tmp_path):
     public = [p for p in launch_files(ROOT / "configs") if p.name != "launchpool-locked.yaml"]
-    assert len(public) == 6
+    assert len(public) == 7
     for path in public:
         kinds = {a.type for a in load(path, public_service=True).config.allocations}
         assert not kinds & {"lockedV2", "raydiumV2"}, path

@@ -1,0 +1,301 @@
+"""Bonding-curve launches from a `bondingCurve:` launch file: compiled as the public client
+builds them, launched against the sandbox (real mint, curve and pool buckets, a first buy
+that moves real SOL and tokens), a first buyer other than the creator signing too and
+never journaled, resumed from another process, an expired tail re-signed by both."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from solders.keypair import Keypair
+from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
+
+from launchops.api import programs as p
+from launchops.api.errors import LaunchFileError
+from launchops.chain.signing import required_signers
+from launchops.config.launchfile import load_launch_file
+from launchops.errors import SecretUnavailable
+from launchops.pipeline.runner import run_launch, run_step, validate
+from launchops.sandbox import bonding
+from launchops.sandbox.launches import plan_buckets
+from launchops.states import LaunchState, Step
+from tests.chaos.test_secrets import forms
+from tests.support.pipeline import advance, context_for, dump_yaml, stats
+
+WALLET = Keypair().pubkey()
+CURVE = {"type", "name", "supply", "bondingCurveV2"}
+
+
+def curve_file(folder: Path, key: str = "curve", **changes) -> Path:
+    document = {
+        "id": key,
+        "name": "Curve Token",
+        "symbol": "CURVE",
+        "image": "https://gateway.irys.xyz/curve",
+        "bondingCurve": changes.pop("bondingCurve", {}),
+        **changes,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{key}.yaml"
+    path.write_text(dump_yaml(document))
+    return path
+
+
+def buyer_file(folder: Path) -> tuple[Keypair, Path]:
+    keypair = Keypair()
+    path = folder / "buyer.json"
+    path.write_text(json.dumps(list(bytes(keypair))))
+    path.chmod(0o600)
+    return keypair, path
+
+
+def load(path: Path, **kw):
+    return load_launch_file(path, wallet=WALLET, now=datetime.now(UTC), **kw)
+
+
+def test_a_plain_curve_compiles_to_the_public_clients_allocation(tmp_path):
+    path = tmp_path / "plain.yaml"
+    path.write_text("name: Plain\nsymbol: PLN\nimage: https://gateway.irys.xyz/p\nbondingCurve:\n")
+    config = load(path, public_service=True).config
+    wire = config.to_wire()
+    assert (wire["type"], wire["supply"], wire["decimals"]) == ("bondingCurve", 10**9, 6)
+    assert wire["quoteMint"] == "So11111111111111111111111111111111111111112"
+    [curve] = wire["allocations"]
+    assert set(curve) == CURVE and curve["supply"] == 717948717.948717
+    settings = curve["bondingCurveV2"]
+    assert settings["swapStartCondition"] == {"type": "Always"}
+    assert settings["swapEndCondition"] == {"type": "Triggered"}
+    assert (settings["virtualBaseTokens"], settings["virtualQuoteTokens"]) == (464555052.790349, 55)
+    assert settings["firstBuy"] == {"enabled": False}
+    assert settings["creatorFee"] == {"enabled": True, "wallet": str(WALLET)}
+    [pool] = settings["fundFlows"]
+    assert (pool["type"], pool["supply"], pool["percentageBps"]) == (
+        "RaydiumLP",
+        282051282.051283,
+        10000,
+    )
+    assert pool["lpLockSchedule"]["startCondition"] == {"type": "Never"}
+    assert pool["creatorFee"] == settings["creatorFee"]
+    assert [b.type for b in config.buckets()] == ["bondingCurveV2", "RaydiumLP"]
+
+
+def test_the_first_buyer_and_fee_wallet_default_to_the_agent_then_the_creator(tmp_path):
+    agent = Keypair().pubkey()
+    fee = Keypair().pubkey()
+    with_agent = curve_file(
+        tmp_path,
+        "agent",
+        bondingCurve={"firstBuyAmount": "0.25"},
+        agent={"mint": str(agent), "setToken": True},
+    )
+    plan = load(with_agent)
+    settings = plan.config.allocations[0].bonding_curve_v2
+    assert settings.first_buy.buyer == p.agent_wallet(agent) == settings.creator_fee.wallet
+    assert str(settings.first_buy.amount) == "0.25"
+    assert plan.agent is not None and plan.agent.set_token is True
+    keypair, source = buyer_file(tmp_path)
+    given = curve_file(
+        tmp_path,
+        "given",
+        bondingCurve={
+            "creatorFeeWallet": str(fee),
+            "firstBuyAmount": "1.5",
+            "firstBuyWallet": f"file:{source}",
+        },
+    )
+    plan = load(given)
+    settings = plan.config.allocations[0].bonding_curve_v2
+    assert settings.first_buy.buyer == keypair.pubkey() and settings.creator_fee.wallet == fee
+    assert plan.secrets.first_buyer == keypair
+    assert "LaunchSecrets" not in repr(plan) and "Keypair" not in repr(plan.secrets)
+
+
+def test_bonding_curve_rules_name_file_line_and_field(tmp_path):
+    cases = {
+        "usdc": ({"quoteMint": "USDC"}, "bondingCurve", "SOL as its quote"),
+        "lonely": (
+            {"bondingCurve": {"firstBuyWallet": "file:/nowhere.json"}},
+            "bondingCurve",
+            "firstBuyWallet buys nothing without firstBuyAmount",
+        ),
+        "missing": (
+            {"bondingCurve": {"firstBuyAmount": "1", "firstBuyWallet": "file:/nowhere.json"}},
+            "bondingCurve.firstBuyWallet",
+            "cannot be loaded: cannot read keypair file /nowhere.json",
+        ),
+        "zero": (
+            {"bondingCurve": {"firstBuyAmount": "0"}},
+            "bondingCurve.firstBuyAmount",
+            "positive",
+        ),
+        "typo": ({"bondingCurve": {"firstBuy": "1"}}, "bondingCurve.firstBuy", "not a known field"),
+        "sandbox-key": (
+            {"bondingCurve": {"firstBuyAmount": "1", "firstBuyWallet": "sandbox"}},
+            "bondingCurve.firstBuyWallet",
+            "should match pattern",
+        ),
+    }
+    for key, (changes, field, message) in cases.items():
+        path = curve_file(tmp_path, key, **changes)
+        with pytest.raises(LaunchFileError) as caught:
+            load(path)
+        found = [pr for pr in caught.value.file_problems if pr.field == field]
+        assert found and message in found[0].message, (key, caught.value.file_problems)
+        assert found[0].line is not None
+
+
+def test_raw_bonding_curve_allocations_keep_the_fixed_supply(tmp_path):
+    config = load(curve_file(tmp_path, "source")).config
+    raw = {
+        "name": "Raw Curve",
+        "symbol": "RAW",
+        "image": "https://gateway.irys.xyz/raw",
+        "type": "bondingCurve",
+        "supply": 2_000_000_000,
+        "allocations": [config.allocations[0].to_wire()],
+    }
+    path = tmp_path / "raw.yaml"
+    path.write_text(dump_yaml(raw))
+    with pytest.raises(LaunchFileError, match="a bondingCurve launch has supply 1000000000"):
+        load(path)
+
+
+async def test_a_plain_curve_launches_and_registers(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory()
+    async with context_for(sandbox, tmp_path) as ctx:
+        key = (await validate(ctx, curve_file(tmp_path, "plain-curve"))).key
+        record = await run_launch(ctx, key)
+        token = await ctx.client.get_token(record.mint)
+        buckets = plan_buckets(
+            record.launch, Pubkey.from_string(record.genesis), Pubkey.from_string(record.mint)
+        )
+        held = {
+            b.kind: (await ctx.rpc.client.get_token_account_balance(b.account)).value
+            for b in buckets
+        }
+        mint = p.read_mint(
+            bytes(
+                (await ctx.rpc.client.get_account_info(Pubkey.from_string(record.mint))).value.data
+            )
+        )
+    assert record.state == "registered", (record.last_error, record.error_details)
+    assert (
+        token.launches[0].mechanic == "bondingCurveV2" and token.launches[0].type == "bondingCurve"
+    )
+    assert held["bondingCurveV2"].amount == "717948717948717"
+    assert held["RaydiumLP"].amount == "282051282051283"
+    assert [b.owner for b in buckets] == [
+        p.bucket_pda("bondingCurveV2", Pubkey.from_string(record.genesis), 0),
+        p.bucket_pda("RaydiumLP", Pubkey.from_string(record.genesis), 0),
+    ]
+    assert (mint.name, mint.symbol, mint.supply, mint.decimals) == (
+        "Curve Token",
+        "CURVE",
+        10**15,
+        6,
+    )
+    assert mint.mint_authority is None
+
+
+async def airdrop(ctx, key: Pubkey, sol: int) -> None:
+    signature = await ctx.rpc.airdrop(key, sol * 10**9)
+    for _ in range(100):
+        [landing] = await ctx.rpc.statuses([signature])
+        if landing is not None and landing.reached("confirmed"):
+            return
+    raise AssertionError("the airdrop did not land")
+
+
+async def test_a_first_buy_by_another_wallet_is_signed_by_it_and_never_journaled(
+    sandbox_factory, tmp_path
+):
+    sandbox = sandbox_factory()
+    buyer, source = buyer_file(tmp_path)
+    path = curve_file(
+        tmp_path,
+        "first-buy",
+        bondingCurve={"firstBuyAmount": "2", "firstBuyWallet": f"file:{source}"},
+    )
+    async with context_for(sandbox, tmp_path) as ctx:
+        await airdrop(ctx, buyer.pubkey(), 5)
+        key = (await validate(ctx, path)).key
+        record = await run_launch(ctx, key)
+        assert record.state == "registered", (record.last_error, record.error_details)
+        buy = bonding.first_buy(
+            record.launch, Pubkey.from_string(record.genesis), Pubkey.from_string(record.mint)
+        )
+        vault = (await ctx.rpc.client.get_token_account_balance(buy.vault)).value
+        bought = (await ctx.rpc.client.get_token_account_balance(buy.account)).value
+        spent = 5 * 10**9 - await ctx.rpc.balance(buyer.pubkey())
+    assert record.state == "registered", (record.last_error, record.error_details)
+    signers = [
+        required_signers(VersionedTransaction.from_bytes(raw)) for raw in record.current.signed
+    ]
+    assert buyer.pubkey() in signers[-1] and all(buyer.pubkey() not in s for s in signers[:-1])
+    assert (vault.amount, int(bought.amount)) == (str(2 * 10**9), buy.tokens) and buy.tokens > 0
+    assert spent == 2 * 10**9  # the creator paid every fee and rent
+    assert record.launch_order.secrets == ("bondingCurve.firstBuyWallet",)
+    journal = (tmp_path / "sandbox" / "journal.db").read_bytes()
+    assert all(form not in journal for form in forms(bytes(buyer)))
+    assert str(source).encode() not in journal  # not even where the key lives
+
+
+async def test_a_resume_elsewhere_reads_the_buyer_again_from_the_file(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory()
+    buyer, source = buyer_file(tmp_path)
+    path = curve_file(
+        tmp_path,
+        "resumed",
+        bondingCurve={"firstBuyAmount": "1", "firstBuyWallet": f"file:{source}"},
+    )
+    async with context_for(sandbox, tmp_path) as ctx:
+        await airdrop(ctx, buyer.pubkey(), 3)
+        key = (await validate(ctx, path)).key
+        await run_step(Step.CREATE, ctx, key)  # then this process is gone
+    moved = source.with_name("elsewhere.json")
+    source.rename(moved)
+    async with context_for(sandbox, tmp_path) as ctx:  # another process: no secrets held
+        with pytest.raises(SecretUnavailable, match=r"bondingCurve\.firstBuyWallet") as caught:
+            await run_launch(ctx, key)
+        assert (await ctx.journal.get(key)).state is LaunchState.CREATED  # left where it was
+        assert all(f.decode(errors="ignore") not in str(caught.value) for f in forms(bytes(buyer)))
+    moved.rename(source)
+    async with context_for(sandbox, tmp_path) as ctx:
+        record = await run_launch(ctx, key)
+    assert record.state == "registered", record.last_error
+    assert stats(sandbox)["launches"]["created"] == 1
+
+
+async def test_an_expired_tail_with_the_first_buyer_is_re_signed_by_both(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory()
+    buyer, source = buyer_file(tmp_path)
+    path = curve_file(
+        tmp_path,
+        "tail-buy",
+        bondingCurve={"firstBuyAmount": "1", "firstBuyWallet": f"file:{source}"},
+    )
+    async with context_for(sandbox, tmp_path) as ctx:
+        await airdrop(ctx, buyer.pubkey(), 3)
+        key = (await validate(ctx, path)).key
+        await run_step(Step.CREATE, ctx, key)
+        await run_step(Step.SIGN, ctx, key)
+        attempt = (await ctx.journal.get(key)).current
+        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
+        for _ in range(200):
+            [landing] = await ctx.rpc.statuses([attempt.signatures[0]])
+            if landing is not None and landing.reached("confirmed"):
+                break
+        sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
+        await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        advance(sandbox, 160)
+    async with context_for(sandbox, tmp_path) as ctx:  # resumed elsewhere, too
+        record = await run_launch(ctx, key)
+    assert record.state == "registered" and record.attempt == 1, record.last_error
+    assert record.current.sends[-1].replaced == (attempt.signatures[-1],)
+    tail = VersionedTransaction.from_bytes(record.current.signed[-1])
+    assert buyer.pubkey() in required_signers(tail) and all(tail.verify_with_results())
