@@ -5,6 +5,7 @@ the contract's models; the store's documents are dicts, read into models here.""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,7 @@ class SandboxService:
         if not self._indexed(mint):
             raise LaunchRejected("Genesis account not found on-chain")
         launches.verify_on_chain(self.chain, body.launch, body.genesis_account, mint)
-        return self._list(body.launch, genesis, created["mint"])
+        return self._list(body, genesis, created["mint"])
 
     def _indexed(self, mint: Pubkey) -> bool:
         """Whether the launch is indexed: `register_unindexed_slots` after the last of its
@@ -155,7 +156,8 @@ class SandboxService:
         landed = [self.chain.landed[s].slot for s in self.chain.signatures_of(mint)]
         return not delay or not landed or self.chain.slot >= max(landed) + delay
 
-    def _list(self, config: LaunchConfig, genesis: str, mint: str) -> RegisterLaunchResponse:
+    def _list(self, body: RegisterLaunchRequest, genesis: str, mint: str) -> RegisterLaunchResponse:
+        config = body.launch
         key = f"{config.network}:{mint}"
         token = self.store.get("token", key) or {
             "id": launches.new_id("tok"),
@@ -178,8 +180,13 @@ class SandboxService:
             "token": {"id": token["id"], "mintAddress": mint},
         }
         self.store.put("token", key, token)
-        self.store.put("registration", genesis, {"answer": answer, "mint": mint, "token": key})
+        registration = {"answer": answer, "mint": mint, "token": key, **_registered_by(body)}
+        self.store.put("registration", genesis, registration)
         return RegisterLaunchResponse.model_validate(answer)
+
+    def registration(self, genesis: str) -> dict[str, Any] | None:
+        """What register kept of a launch: its answer, and who registered it how."""
+        return self.store.get("registration", genesis)
 
     def token(self, mint: str, network: str) -> TokenData | None:
         token = self.store.get("token", f"{network}:{mint}")
@@ -208,6 +215,20 @@ class SandboxService:
             "registered": self.store.count("registration"),
             "agents": self.store.count("agent"),
         }
+
+
+def _registered_by(body: RegisterLaunchRequest) -> dict[str, Any]:
+    """What the sandbox keeps of register's optional fields. A Twitter verification token
+    is taken as verified when the launch names a Twitter link (the sandbox cannot ask
+    Twitter), and kept only as its digest: never the token."""
+    token = body.twitter_verification_token
+    links = body.launch.external_links
+    return {
+        "creatorWallet": str(body.creator_wallet) if body.creator_wallet else None,
+        "agent": body.agent.to_wire() if body.agent else None,
+        "twitterVerified": bool(token and links and links.twitter),
+        "twitterTokenSha256": hashlib.sha256(token.encode()).hexdigest() if token else None,
+    }
 
 
 def _canonical(config: LaunchConfig) -> dict[str, Any]:

@@ -67,3 +67,72 @@ def test_the_secret_key_appears_nowhere(sandbox_factory, tmp_path, prefect_serve
         assert form not in outputs, "a secret reached the output"
         for place in places:
             assert form not in place.read_bytes(), f"a secret reached {place}"
+
+
+def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
+    sandbox_factory, tmp_path, prefect_server
+):
+    """A bonding curve bought first by another wallet, with a Twitter verification token:
+    plain and through Prefect (DEBUG), resumed from the journal, its status read. Neither
+    the buyer's key (any form) nor the token reaches an output, the journal, a result,
+    Prefect's storage; the journal keeps only which secrets the file gives."""
+    import asyncio
+
+    import httpx
+    from prefect.settings import PREFECT_API_URL
+    from solana.rpc.async_api import AsyncClient
+    from solders.keypair import Keypair
+
+    from tests.support.pipeline import dump_yaml
+    from tests.support.solana import funded_keypair
+
+    sandbox = sandbox_factory()
+    home = tmp_path / "home"
+    token = f"tvt_{Keypair().pubkey()}"  # a verification token only this test knows
+
+    async def fund() -> list[Keypair]:
+        async with AsyncClient(sandbox.rpc_url) as rpc:
+            return [await funded_keypair(rpc) for _ in range(2)]
+
+    buyers = asyncio.run(fund())
+    env = {
+        **profile_env(sandbox, home),
+        "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PREFECT_LOGGING_LEVEL": "DEBUG",
+        "TWITTER_VERIFICATION_TOKEN": token,
+    }
+    outputs = b""
+    for index, (buyer, prefect) in enumerate(zip(buyers, (False, True), strict=True)):
+        key_file = tmp_path / f"buyer-{index}.json"
+        key_file.write_text(json.dumps(list(bytes(buyer))))
+        key_file.chmod(0o600)
+        launch = tmp_path / f"curve-{index}.yaml"
+        launch.write_text(
+            dump_yaml(
+                {
+                    "id": f"secret-curve-{index}",
+                    "name": "Secret Curve",
+                    "symbol": f"SEC{index}",
+                    "image": "https://gateway.irys.xyz/secret",
+                    "externalLinks": {"twitter": "@secret"},
+                    "bondingCurve": {"firstBuyAmount": "0.5", "firstBuyWallet": f"file:{key_file}"},
+                    "twitterVerificationToken": "${TWITTER_VERIFICATION_TOKEN}",
+                }
+            )
+        )
+        outputs += run(env, "launch", str(launch), "--json", *([] if prefect else ["--no-prefect"]))
+        outputs += run(env, "resume", f"secret-curve-{index}", "--no-prefect", "--json")
+        outputs += run(env, "status", f"secret-curve-{index}", "--json")
+    status = json.loads(run(env, "status", "--json"))
+    assert {r["state"] for r in status} == {"registered"}
+    for record in status:
+        kept = httpx.get(f"{sandbox.url}/_sandbox/registrations/{record['genesisAccount']}").json()
+        assert kept["twitterVerified"] is True  # the token was sent with register
+    secrets = [form for buyer in buyers for form in forms(bytes(buyer))] + [token.encode()]
+    places = [p for p in home.rglob("*") if p.is_file()]
+    places += [p for p in Path(os.environ["PREFECT_HOME"]).rglob("*") if p.is_file()]
+    assert any(p.name == "journal.db" for p in places)
+    for secret in secrets:
+        assert secret not in outputs, "a secret reached the output"
+        for place in places:
+            assert secret not in place.read_bytes(), f"a secret reached {place}"

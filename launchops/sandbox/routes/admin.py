@@ -51,6 +51,16 @@ async def reset_stats(service: Service) -> dict[str, bool]:
     return {"success": True}
 
 
+@router.get("/registrations/{genesis}")
+async def registration(service: Service, genesis: str) -> JSONResponse:
+    """What register kept of a launch: its answer, the creator's wallet, the agent, and
+    whether a Twitter verification token came (as its digest, never the token)."""
+    found = service.registration(genesis)
+    if found is None:
+        return envelope(404, "No registration for this genesis account")
+    return JSONResponse(found)
+
+
 @router.post("/advance")
 async def advance(
     service: Service, slots: Annotated[int, Query(ge=1, le=10_000)] = 1
