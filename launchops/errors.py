@@ -33,6 +33,7 @@
     ├── SandboxPortTaken ............ the sandbox profile's address is taken by something else
     └── SandboxRefusal .............. inside the sandbox only: becomes its error answer
         ├── LaunchRejected .......... a 400 of create or register, with details
+        ├── LaunchForbidden ......... a 403 of create (an agent the wallet does not own)
         └── RpcError ................ a JSON-RPC error answer: code, message, data
 
 [t]: `transient`, repeating the same call may succeed. `retried` is set on an error whose
@@ -57,6 +58,7 @@ __all__ = [
     "JournalUnavailable",
     "KeypairError",
     "LaunchFileError",
+    "LaunchForbidden",
     "LaunchOpsError",
     "LaunchRejected",
     "LeaseError",
@@ -323,6 +325,14 @@ class LaunchRejected(SandboxRefusal):
         super().__init__(error)
         self.error = error
         self.details = details or []  # launchops.api.models.ErrorDetail each
+
+
+class LaunchForbidden(SandboxRefusal):
+    """A 403 of create: the caller may not launch so (an agent its wallet does not own)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 class RpcError(SandboxRefusal):

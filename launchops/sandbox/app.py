@@ -17,6 +17,7 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match
 
 from launchops.api.models import ErrorDetail
+from launchops.errors import LaunchForbidden
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.pubsub import PubSub
 from launchops.sandbox.routes import admin, agents, launches, rpc, tokens
@@ -46,6 +47,7 @@ def build_app(service: SandboxService) -> FastAPI:
     app.state.pubsub = PubSub(service.chain)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(LaunchRejected, _rejected)
+    app.add_exception_handler(LaunchForbidden, _forbidden)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(ClientDisconnect, _gone)
     app.add_exception_handler(Exception, _crashed)
@@ -72,6 +74,10 @@ async def _invalid(request: Request, exc: RequestValidationError) -> JSONRespons
 
 async def _rejected(request: Request, exc: LaunchRejected) -> JSONResponse:
     return envelope(400, exc.error, exc.details)
+
+
+async def _forbidden(request: Request, exc: LaunchForbidden) -> JSONResponse:
+    return envelope(403, exc.error)
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

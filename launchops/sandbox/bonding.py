@@ -65,10 +65,10 @@ def curve_supply(curve: BondingCurveAllocation, config: LaunchConfig) -> int:
 
 
 def instructions(
-    buy: FirstBuy, config: LaunchConfig, genesis: Pubkey, mint: Pubkey
+    buy: FirstBuy, config: LaunchConfig, creator: Pubkey, genesis: Pubkey, mint: Pubkey
 ) -> list[Instruction]:
-    """The swap's outcome in SPL instructions (the creator pays the accounts' rent)."""
-    creator = config.public_key
+    """The swap's outcome in SPL instructions (the creator pays the accounts' rent and is
+    the mint's authority until the launch revokes it)."""
     owner = p.bucket_pda("bondingCurveV2", genesis, 0)
     return [
         create_idempotent_associated_token_account(creator, owner, p.NATIVE_MINT, p.TOKEN_PROGRAM),

@@ -82,8 +82,10 @@ def plan_buckets(config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> list[Bu
     return buckets
 
 
-def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
-    """The transactions of a launch, partly signed, and what the service records of it."""
+def build_create(chain: Chain, config: LaunchConfig, agent: Pubkey | None = None) -> dict[str, Any]:
+    """The transactions of a launch, partly signed, and what the service records of it.
+    For an agent (its Core asset), the agent's wallet is the creator and every instruction
+    is wrapped in an mpl-core Execute by the owner (`launch.publicKey`), who pays."""
     total = config.supply * 10**config.decimals
     mint, genesis = Keypair(), Keypair()
     buckets = plan_buckets(config, genesis.pubkey(), mint.pubkey())
@@ -101,10 +103,14 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
             ],
         )
     blockhash, last_valid = chain.blockhash_for_new()
-    creator = config.public_key
-    first = _mint_and_genesis(chain, config, mint.pubkey(), genesis.pubkey())
-    tails = _bucket_funding(config, buckets, mint.pubkey(), genesis.pubkey())
-    messages = chain.build(creator, [first, *(ixs for ixs in tails if ixs)], blockhash)
+    creator = p.agent_wallet(agent) if agent else config.public_key
+    first = _mint_and_genesis(chain, config, creator, mint.pubkey(), genesis.pubkey())
+    tails = _bucket_funding(config, creator, buckets, mint.pubkey(), genesis.pubkey())
+    groups = [first, *(ixs for ixs in tails if ixs)]
+    if agent is not None:
+        owner = config.public_key
+        groups = [[p.execute(agent, owner, owner, ix, None) for ix in ixs] for ixs in groups]
+    messages = chain.build(config.public_key, groups, blockhash)
     transactions = [bytes(partly_signed(messages[0], [mint, genesis]))]
     transactions += [bytes(partly_signed(m, [])) for m in messages[1:]]
     return {
@@ -117,10 +123,9 @@ def build_create(chain: Chain, config: LaunchConfig) -> dict[str, Any]:
 
 
 def _mint_and_genesis(
-    chain: Chain, config: LaunchConfig, mint: Pubkey, genesis: Pubkey
+    chain: Chain, config: LaunchConfig, creator: Pubkey, mint: Pubkey, genesis: Pubkey
 ) -> list[Instruction]:
     """The first transaction's work: the mint with its metadata, and the genesis account."""
-    creator = config.public_key
     mint_space = p.METADATA_POINTER_MINT_SIZE
     full_size = mint_space + p.metadata_size(config.name, config.symbol, config.image)
     return [
@@ -157,12 +162,11 @@ def _mint_and_genesis(
 
 
 def _bucket_funding(
-    config: LaunchConfig, buckets: list[Bucket], mint: Pubkey, genesis: Pubkey
+    config: LaunchConfig, creator: Pubkey, buckets: list[Bucket], mint: Pubkey, genesis: Pubkey
 ) -> list[list[Instruction]]:
     """The later transactions' work: each bucket's token account, minted its supply,
     BUCKETS_PER_TX buckets a transaction; then a bonding curve's first buy; a finalized
     launch's last one revokes the mint."""
-    creator = config.public_key
     bucket_ixs = []
     for bucket in buckets:
         bucket_ixs.append(
@@ -186,7 +190,7 @@ def _bucket_funding(
     tails = [[ix for pair in group for ix in pair] for group in groups] or [[]]
     buy = bonding.first_buy(config, genesis, mint)
     if buy is not None:
-        tails[-1] += bonding.instructions(buy, config, genesis, mint)
+        tails[-1] += bonding.instructions(buy, config, creator, genesis, mint)
     if config.finalize:
         tails[-1].append(
             set_authority(

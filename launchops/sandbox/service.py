@@ -25,6 +25,7 @@ from launchops.api.models import (
     RegisterLaunchResponse,
     TokenData,
 )
+from launchops.errors import LaunchForbidden
 from launchops.sandbox import launches
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
@@ -32,6 +33,8 @@ from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.registry import Registry
 from launchops.sandbox.rpc import PROGRESS_METHODS, RpcMethods
 from launchops.sandbox.store import SandboxStore
+
+NOT_OWNED = "Agent is not owned by the connected wallet"  # also before it is indexed
 
 
 class SandboxService:
@@ -99,7 +102,10 @@ class SandboxService:
 
     def create_launch(self, body: CreateLaunchRequest) -> CreateLaunchResponse:
         config = body.launch
-        built = launches.build_create(self.chain, config)
+        agent = body.agent.mint if body.agent else None
+        if agent is not None and not self._owns(body.wallet, agent, config.network):
+            raise LaunchForbidden(NOT_OWNED)
+        built = launches.build_create(self.chain, config, agent)
         if self.faults.fail_tail_next > 0:  # its first transaction lands, the rest fail
             self.faults.fail_tail_next -= 1
             for raw in built["transactions"][1:]:
@@ -112,6 +118,7 @@ class SandboxService:
                 "genesis": built["genesis"],
                 "mint": built["mint"],
                 "creator": str(body.wallet),
+                "agent": str(agent) if agent else None,
                 "network": str(config.network),
                 "launch": _canonical(config),
                 "createdAt": datetime.now(UTC).isoformat(),
@@ -130,7 +137,7 @@ class SandboxService:
     def register_launch(self, body: RegisterLaunchRequest) -> RegisterLaunchResponse:
         genesis = str(body.genesis_account)
         created = self.store.get("create", genesis)
-        if created is None or self.chain.account(body.genesis_account) is None:
+        if created is None:
             raise LaunchRejected("Genesis account not found on-chain")
         if created["network"] != str(body.network):
             raise LaunchRejected(
@@ -138,8 +145,14 @@ class SandboxService:
                 [ErrorDetail(path=["network"], message=f"the launch is on {created['network']}")],
             )
         differences = _differences(created["launch"], _canonical(body.launch))
+        agent = str(body.agent.mint) if body.agent else None
+        if agent != created.get("agent"):
+            message = f"the launch was created for agent {created.get('agent')}, not {agent}"
+            differences.append(ErrorDetail(path=["agent", "mint"], message=message))
         if differences:
             raise LaunchRejected("Launch does not match the launch that was created", differences)
+        if self.chain.account(body.genesis_account) is None:
+            raise LaunchRejected("Genesis account not found on-chain")
         existing = self.store.get("registration", genesis)
         if existing is not None:
             return RegisterLaunchResponse.model_validate({**existing["answer"], "existing": True})
@@ -148,6 +161,12 @@ class SandboxService:
             raise LaunchRejected("Genesis account not found on-chain")
         launches.verify_on_chain(self.chain, body.launch, body.genesis_account, mint)
         return self._list(body, genesis, created["mint"])
+
+    def _owns(self, wallet: Pubkey, agent: Pubkey, network: str) -> bool:
+        """Whether the agent is registered (indexed) and `wallet` owns its asset on-chain."""
+        if self.registry.agent(str(agent), str(network)) is None:
+            return False
+        return self.registry.asset_owner(agent) == wallet
 
     def _indexed(self, mint: Pubkey) -> bool:
         """Whether the launch is indexed: `register_unindexed_slots` after the last of its
