@@ -6,6 +6,7 @@ a profile may name another genesis hash on purpose."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -160,10 +161,8 @@ def test_check_names_each_problem_and_passes_once_fixed(sandbox_factory, tmp_pat
 
 
 def test_check_says_how_to_start_a_missing_sandbox(tmp_path):
-    env = profile_env(
-        type("Gone", (), {"base_url": "http://127.0.0.1:9/v1", "rpc_url": "http://127.0.0.1:9"})(),
-        tmp_path,
-    )
+    gone = SimpleNamespace(base_url="http://127.0.0.1:9/v1", rpc_url="http://127.0.0.1:9")
+    env = profile_env(gone, tmp_path)  # nothing listens there
     result = launchops(env, "check", "--json")
     assert result.returncode == 1
     found = {c["check"]: c for c in json.loads(result.stdout)["checks"]}
