@@ -402,12 +402,22 @@ async def test_create_refuses_a_finalized_launch_that_does_not_allocate_its_supp
     assert "must allocate its whole supply" in caught.value.details[0]["message"]
 
 
-def test_create_accepts_the_js_clients_extra_fields(sandbox):
+def test_create_accepts_the_js_clients_extra_fields(sandbox_factory):
+    sandbox = sandbox_factory()
+    seeded = httpx.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": ex.WALLET})
+    [owned] = seeded.json()["agents"]
     body = ex.create_body()
-    body["agent"] = {"mint": ex.AGENT, "setToken": True}
-    body["creatorWallet"] = ex.WALLET
+    body["agent"] = {"mint": owned, "setToken": True}
+    body["creatorWallet"] = ex.WALLET  # a field create does not know: ignored
     answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
     assert answer.status_code == 200 and len(answer.json()["transactions"]) == 2
+    body["agent"]["mint"] = ex.AGENT  # an agent the wallet does not own: as the service says
+    refused = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    assert refused.status_code == 403
+    assert refused.json() == {
+        "success": False,
+        "error": "Agent is not owned by the connected wallet",
+    }
 
 
 async def test_token_lookup_404_is_the_read_error_shape(client, sandbox):
