@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from launchops.config.profiles import Profile
 
 ONCE = RetryPolicy(attempts=1)  # a check reports what it finds; it does not insist
+SANDBOX_HINT = "start it: launchops sandbox serve (a launch starts one in-process)"
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,7 @@ async def check_service(profile: Profile) -> Finding:
         except APIStatusError as exc:
             return Finding("service", False, f"{profile.base_url} answered {exc}: check base_url")
         except ServiceError as exc:
-            sandbox = profile.service == "sandbox"
-            hint = "start it: launchops sandbox serve" if sandbox else "check base_url"
+            hint = "check base_url" if profile.service == "public" else SANDBOX_HINT
             return Finding("service", False, f"cannot reach {profile.base_url}: {exc}; {hint}")
     return Finding("service", True, f"{profile.base_url} answers ({page.total} agents listed)")
 
@@ -56,7 +56,8 @@ async def check_cluster(profile: Profile, rpc: ChainRpc) -> Finding:
     try:
         served = await rpc.genesis_hash()
     except ChainError as exc:
-        return Finding("cluster", False, f"cannot reach the RPC {profile.rpc_url}: {exc}")
+        hint = "check rpc_url" if profile.service == "public" else SANDBOX_HINT
+        return Finding("cluster", False, f"cannot reach the RPC: {exc}; {hint}")
     if profile.service == "sandbox":
         return Finding("cluster", True, f"{profile.rpc_url} is the sandbox's chain")
     problem = mismatch(profile, served)
