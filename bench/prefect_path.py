@@ -104,6 +104,8 @@ class Bench:
         extra: dict[str, str] = {}
         if mode == "server":
             extra = self.server_env("batch")
+        elif mode == "temporary":  # one Prefect home, as a user's: migrated by the warm-up
+            extra = {"PREFECT_HOME": str(self.work / "temporary-prefect")}
         server_cpu = cpu_of(self.server.process.pid) if mode == "server" and self.server else 0
         command = [sys.executable, "-m", "launchops.cli", "batch", str(folder), "--json"]
         command += ["--concurrency", str(self.args.concurrency)]
@@ -197,6 +199,8 @@ def main() -> None:
         bench = Bench(args, work, sandbox.url)
         rows: list[dict[str, Any]] = []
         plain = [m for m in modes if not m.startswith("pool")]
+        if "temporary" in plain:
+            print(json.dumps({"warm-up": bench.run("temporary", "warmup")}), flush=True)
         if plain:
             with ExitStack() as servers:
                 if "server" in plain:

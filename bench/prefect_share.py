@@ -19,8 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -36,10 +34,13 @@ def main() -> None:
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         PREFECT_LOGGING_LEVEL="WARNING",
     )
+    from launchops.cli.common import quiet_prefect
+
+    quiet_prefect()  # as `launchops launch` runs its flow
     from prefect.testing.utilities import prefect_test_harness
 
     from launchops.sandbox.server import Sandbox, SandboxConfig
-    from tests.support.pipeline import launch_document
+    from tests.support.pipeline import dump_yaml, launch_document
 
     with (
         prefect_test_harness(server_startup_timeout=60),
@@ -59,7 +60,7 @@ def main() -> None:
 
         def write(key: str) -> str:
             path = work / f"{key}.yaml"
-            path.write_text(yaml.safe_dump(launch_document(key=key)))
+            path.write_text(dump_yaml(launch_document(key=key)))
             return str(path)
 
         async def bare(path: str) -> float:
