@@ -83,8 +83,8 @@ def validate(
 def _checked(settings: Profile, path: Path) -> dict[str, Any]:
     """One file's verdict: its key, or every problem with file, line and field."""
     from launchops.chain.keys import load_keypair
+    from launchops.config.launchfile import plan_launch
     from launchops.errors import KeypairError, LaunchFileError
-    from launchops.pipeline.runner import plan_launch
 
     try:
         wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()

@@ -105,9 +105,8 @@ def deploy(
 def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, str]]:
     """(key, file, schedule) of every launch file below `targets` that has a schedule."""
     from launchops.chain.keys import load_keypair
-    from launchops.config.launchfile import launch_files
+    from launchops.config.launchfile import launch_files, plan_launch
     from launchops.errors import KeypairError
-    from launchops.pipeline.runner import plan_launch
 
     try:
         wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()

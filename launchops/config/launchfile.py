@@ -14,9 +14,9 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pydantic
 from pydantic import Field, field_validator, model_validator
@@ -57,6 +57,9 @@ from launchops.config.rules import (
 from launchops.config.secrets import NO_SECRETS, LaunchSecrets, load_first_buyer
 from launchops.errors import KeypairError
 from launchops.journal.records import LaunchOrder
+
+if TYPE_CHECKING:
+    from launchops.config.profiles import Profile
 
 LAUNCH_FILE_SUFFIXES = (".yaml", ".yml")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -357,3 +360,24 @@ def schema() -> Mapping[str, Any]:
     document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     document["title"] = "launchops launch file"
     return document
+
+
+def plan_launch(
+    profile: Profile,
+    wallet: Any,
+    path: Path,
+    *,
+    check_times: bool,
+    resolver: Callable[[str], str] | None = None,
+) -> LaunchPlan:
+    """The launch file, validated as the profile sends it (its key, network, service); the
+    "not in the past" rule on when `check_times`."""
+    return load_launch_file(
+        path,
+        wallet=wallet,
+        network=profile.network,
+        pinned_network=not profile.embedded_sandbox,  # the sandbox serves both networks
+        now=datetime.now(UTC) if check_times else None,
+        public_service=profile.service == "public",
+        resolver=resolver,
+    )

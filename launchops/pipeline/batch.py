@@ -85,17 +85,15 @@ async def run_batch(
     rows = [BatchRow(file=str(path)) for path in paths]
     notify = on_update or (lambda row: None)
     seen: dict[str, BatchRow] = {}
-    gate = asyncio.Semaphore(concurrency or ctx.profile.concurrency)
 
     async def one(row: BatchRow) -> None:
         # Validated inside its slot: the first launches start at once, not after every file.
-        async with gate:
-            if await _recorded(ctx, row, check, seen, notify):
-                await _work(ctx, row, call, notify)
+        if await _recorded(ctx, row, check, seen, notify):
+            await _work(ctx, row, call, notify)
 
     for row in rows:
         notify(row)
-    await asyncio.gather(*(one(row) for row in rows))
+    await _bounded(rows, concurrency or ctx.profile.concurrency, one)
     return rows
 
 
@@ -112,13 +110,11 @@ async def record_files(
     rows = [BatchRow(file=str(path)) for path in paths]
     notify = on_update or (lambda row: None)
     seen: dict[str, BatchRow] = {}
-    gate = asyncio.Semaphore(concurrency or ctx.profile.concurrency)
 
     async def one(row: BatchRow) -> None:
-        async with gate:
-            await _recorded(ctx, row, check, seen, notify)
+        await _recorded(ctx, row, check, seen, notify)
 
-    await asyncio.gather(*(one(row) for row in rows))
+    await _bounded(rows, concurrency or ctx.profile.concurrency, one)
     return rows
 
 
@@ -136,15 +132,13 @@ async def run_keys(
     rows from different starts share them: the journal's lease gives each launch to one,
     and a launch another worker has is left to it (`elsewhere`)."""
     notify = on_update or (lambda row: None)
-    gate = asyncio.Semaphore(concurrency or ctx.profile.concurrency)
 
     async def one(row: BatchRow) -> None:
-        async with gate:
-            await _work(ctx, row, call, notify)
+        await _work(ctx, row, call, notify)
 
     start = start % len(rows) if rows else 0
     todo = [r for r in rows[start:] + rows[:start] if r.key and not r.settled and r.runnable]
-    await asyncio.gather(*(one(row) for row in todo))
+    await _bounded(todo, concurrency or ctx.profile.concurrency, one)
     return rows
 
 
@@ -169,6 +163,19 @@ async def sweep(
         await asyncio.sleep(poll)
         await run_keys(ctx, left, concurrency=concurrency, call=call, on_update=on_update)
     return rows
+
+
+async def _bounded(
+    rows: list[BatchRow], limit: int, work: Callable[[BatchRow], Awaitable[None]]
+) -> None:
+    """`work` on every row, at most `limit` at once."""
+    gate = asyncio.Semaphore(limit)
+
+    async def one(row: BatchRow) -> None:
+        async with gate:
+            await work(row)
+
+    await asyncio.gather(*(one(row) for row in rows))
 
 
 async def _recorded(

@@ -10,12 +10,11 @@ the dry run and the result summary, which both drivers share.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from launchops.chain.signing import sign_partial
-from launchops.config.launchfile import LaunchPlan, load_launch_file
+from launchops.config.launchfile import plan_launch
 from launchops.config.profiles import Profile
 from launchops.errors import BlockhashExpired, LaunchFileError, LaunchOpsError, LeaseHeld
 from launchops.journal.records import LaunchRecord
@@ -41,25 +40,6 @@ STEP_TABLES: dict[Kind, dict[Step, StepFunction]] = {
     Kind.WITHDRAW: TRANSFER_STEPS,
 }
 StepCaller = Callable[[Step, LaunchContext, str], Awaitable[None]]
-
-
-def plan_launch(
-    profile: Profile,
-    wallet: Any,
-    path: Path,
-    *,
-    check_times: bool,
-    resolver: Callable[[str], str] | None = None,
-) -> LaunchPlan:
-    return load_launch_file(
-        path,
-        wallet=wallet,
-        network=profile.network,
-        pinned_network=not profile.embedded_sandbox,  # the sandbox serves both networks
-        now=datetime.now(UTC) if check_times else None,
-        public_service=profile.service == "public",
-        resolver=resolver,
-    )
 
 
 async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> LaunchRecord:

@@ -21,7 +21,7 @@ async def secrets_of(ctx: LaunchContext, record: LaunchRecord) -> LaunchSecrets:
     held = ctx.secrets.get(record.key)
     if held is not None:
         return held
-    from launchops.pipeline.runner import plan_launch
+    from launchops.config.launchfile import plan_launch
 
     names = " and ".join(needed)
     if not record.source:
