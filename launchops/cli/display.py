@@ -26,11 +26,9 @@ def live_display(render: Callable[[], Any], *, refresh_per_second: float = 8) ->
     from rich.console import Console
     from rich.live import Live
 
-    if not sys.stderr.isatty():
-        console = Console(stderr=True, highlight=False, soft_wrap=True)
-        live = Live(render(), console=console, auto_refresh=False, get_renderable=render)
-        with live:
-            yield live
+    if not sys.stderr.isatty():  # a log, a pipe: no redrawing, the last render once
+        yield _Printed()
+        Console(stderr=True, highlight=False, soft_wrap=True).print(render())
         return
     with _lines_above() as (terminal, lines):
         console = Console(file=terminal, highlight=False, soft_wrap=True)
@@ -47,6 +45,13 @@ def live_display(render: Callable[[], Any], *, refresh_per_second: float = 8) ->
                 yield live
             finally:
                 lines.drain()  # what was written so far goes above the last render
+
+
+class _Printed:
+    """The display off a terminal: nothing to refresh."""
+
+    def refresh(self) -> None:
+        return None
 
 
 class _Lines:
