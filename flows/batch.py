@@ -54,7 +54,8 @@ async def batch_flow(
             row_listeners(row)
         keys = [row.key for row in rows if row.key and row.runnable]
         spread = await spread_batch(keys, profile, profiles_file, total)
-        await _work_share(flow_ctx, rows, spread.lanes, start=0)
+        # With parts, this flow run waits for what they hold and takes over a dead one's.
+        await _work_share(flow_ctx, rows, spread.lanes, start=0, sweep_after=bool(spread.parts))
         parts = await finish_spread(spread)
         await name_workers(flow_ctx.ctx, rows)
     result = await finish(rows, flow_ctx.settings.profile_dir / "reports", "batch")
@@ -73,17 +74,21 @@ async def batch_part_flow(
     async with flow_context(profile, profiles_file) as flow_ctx:
         records = [await flow_ctx.ctx.journal.get(key) for key in keys]
         rows = [_row(key, record) for key, record in zip(keys, records, strict=True)]
-        await _work_share(flow_ctx, rows, lanes, start=start)
+        await _work_share(flow_ctx, rows, lanes, start=start, sweep_after=False)
     return counts(rows)
 
 
-async def _work_share(flow_ctx: FlowContext, rows: list[BatchRow], lanes: int, start: int) -> None:
+async def _work_share(
+    flow_ctx: FlowContext, rows: list[BatchRow], lanes: int, *, start: int, sweep_after: bool
+) -> None:
     """This worker's share: its lanes (held in the server's launches-in-flight limit, when
-    there is one), every unsettled launch from `start` on, then what others left."""
+    there is one), every unsettled launch from `start` on, then (`sweep_after`) what the
+    others still hold, until they finish it or their lease lapses."""
     async with launch_slots(flow_ctx.launches_limit, lanes, flow_ctx.limits) as granted:
         common = {"concurrency": granted, "call": flow_ctx.call, "on_update": row_listeners}
         await run_keys(flow_ctx.ctx, rows, start=start, **common)
-        await sweep(flow_ctx.ctx, rows, **common)
+        if sweep_after:
+            await sweep(flow_ctx.ctx, rows, **common)
 
 
 def _row(key: str, record: LaunchRecord | None) -> BatchRow:

@@ -340,15 +340,20 @@ def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
     run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
     finished_in = time.monotonic() - killed_at
     assert run["state_type"] == "COMPLETED", run["state"]
-    assert finished_in < 20 + 60, finished_in  # the lease, and the sweep's round
+    # Here the dead worker's leases are taken at once (its process is gone on this
+    # machine); elsewhere they lapse after LAUNCHOPS_LEASE_SECONDS (20). Either way, well
+    # within the lease and the remaining launches' own time, even on a loaded machine.
+    assert finished_in < 20 + 120, finished_in
     states = {f"kill-{i:02d}": _state(pool, f"kill-{i:02d}") for i in range(10)}
     assert set(states.values()) == {"registered"}, states
     after = stats(pool.sandbox)["launches"]
     for what in ("mintsOnChain", "registered"):
         assert after[what] - before[what] == 10, (what, after)
     parts = [p for p in _parts(pool, run_id) if p["state_type"] != "CANCELLED"]
-    [dead] = parts
-    crashed = pool.wait_for(dead["id"], {"CRASHED", "COMPLETED", "FAILED"}, timeout=150)
+    [dead] = parts or [None]
+    assert dead is not None, _parts(pool, run_id)
+    # No heartbeat for --crash-after (45 s) after the last one (every 30 s): crashed.
+    crashed = pool.wait_for(dead["id"], {"CRASHED", "COMPLETED", "FAILED"}, timeout=240)
     assert crashed["state_type"] == "CRASHED", crashed["state"]
     victim.restart()
 
