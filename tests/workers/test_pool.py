@@ -39,7 +39,7 @@ from tests.support.prefect_pool import (
 
 pytestmark = pytest.mark.postgres
 POOL = "launchops-pool"
-API_RATE, RPC_RATE = 6, 12  # low: the batch presses on them
+API_RATE, RPC_RATE = 4, 8  # low: the batch presses on them, and lasts while a part starts
 ROOT = Path(__file__).resolve().parents[2]
 
 
