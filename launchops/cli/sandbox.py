@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from launchops.cli.common import ProfileOpt
+from launchops.cli.common import BaseUrlOpt, ProfileOpt
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -59,10 +59,13 @@ def _faults(settings: list[str], base: dict[str, Any] | None = None) -> Any:
         raise _fail(f"--fault {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
-def _root(url: str | None, profile: str) -> str:
-    """The sandbox to talk to: --url, else where the profile's RPC is."""
+def _root(url: str | None, profile: str, base_url: str | None = None) -> str:
+    """The sandbox to talk to: --url, else its --base-url without /v1, else where the
+    profile's RPC is."""
     if url:
         return url
+    if base_url:
+        return base_url.rstrip("/").removesuffix("/v1")
     from urllib.parse import urlsplit
 
     from launchops.config.profiles import load_profile
@@ -180,11 +183,13 @@ def seed(
     ] = None,
     url: SandboxUrl = None,
     profile: ProfileOpt = "sandbox",
+    base_url: BaseUrlOpt = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Fill a running sandbox's registry with realistic agents (assets written on chain)."""
     params = {"agents": agents, "network": network, **({"owner": owner} if owner else {})}
-    answer = _admin("POST", _root(url, profile), "/_sandbox/seed", params=params)
+    root = _root(url, profile, base_url)
+    answer = _admin("POST", root, "/_sandbox/seed", params=params)
     if as_json:
         typer.echo(json.dumps(answer["agents"]))
     else:
@@ -199,11 +204,12 @@ def faults(
     clear: Annotated[bool, typer.Option("--clear", help="Turn every fault off.")] = False,
     url: SandboxUrl = None,
     profile: ProfileOpt = "sandbox",
+    base_url: BaseUrlOpt = None,
 ) -> None:
     """Show, change or clear a running sandbox's faults."""
     from launchops.sandbox.faults import Faults
 
-    url = _root(url, profile)
+    url = _root(url, profile, base_url)
     if clear:
         current = _admin("PUT", url, "/_sandbox/faults", json=Faults().model_dump())
     elif set_:
@@ -218,10 +224,11 @@ def faults(
 def stats(
     url: SandboxUrl = None,
     profile: ProfileOpt = "sandbox",
+    base_url: BaseUrlOpt = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Calls served per RPC method and API endpoint, and what the chain holds."""
-    answer = _admin("GET", _root(url, profile), "/_sandbox/stats")
+    answer = _admin("GET", _root(url, profile, base_url), "/_sandbox/stats")
     if as_json:
         typer.echo(json.dumps(answer, indent=2))
         return

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from launchops.cli.common import (
+    BaseUrlOpt,
     JsonOpt,
     ProfileOpt,
     ProfilesFile,
@@ -72,6 +73,7 @@ def deploy(
     ] = None,
     profile: ProfileOpt = "sandbox",
     profiles: ProfilesFile = None,
+    base_url: BaseUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Apply the schedules: the batch, the registration retry, and scheduled launch files;
@@ -79,7 +81,7 @@ def deploy(
     if serve == bool(pool):
         raise refuse("give exactly one of --serve or --pool NAME")
     with user_errors():
-        settings = settings_for(profile, profiles)
+        settings = settings_for(profile, profiles, base_url)
         scheduled = _scheduled(settings, launches or [])
         quiet_prefect()
         from flows.deployments import build
