@@ -32,6 +32,7 @@ from tests.support.prefect_pool import (
     PrefectServer,
     Worker,
     database,
+    descendants,
     free_port,
     page_text,
     screenshot,
@@ -151,6 +152,20 @@ class Pool:
                 return run
             assert time.monotonic() < deadline, (run["state_type"], run["state_name"])
             time.sleep(1)
+
+    def worker_running(self, run_id: str, timeout: float = 120) -> Worker:
+        """The worker whose process started the flow run `run_id` (its flow-run process,
+        `infrastructure_pid`, is below that worker's)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            run = self.flow_run(run_id)
+            pid = str(run.get("infrastructure_pid") or "").rsplit(":", 1)[-1]
+            if pid.isdigit():
+                for worker in self.workers:
+                    if int(pid) in descendants(worker.process.pid):
+                        return worker
+            assert time.monotonic() < deadline, (run["state_type"], run.get("infrastructure_pid"))
+            time.sleep(0.2)
 
     def journal(self, key: str) -> dict[str, Any]:
         done = self.launchops("status", key, "--json")
@@ -330,10 +345,16 @@ def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
     before = stats(pool.sandbox)["launches"]
     folder = pool.folder("kill", 10)
     run_id = pool.run_batch(folder, wait=False)
-    victim = pool.workers[1]
+    # The victim is the worker running the batch's part (either worker may have taken the
+    # batch's own flow run), killed while it holds a launch.
     deadline = time.monotonic() + 120
+    while not (parts := _parts(pool, run_id)):
+        assert time.monotonic() < deadline, "the batch asked for no part"
+        time.sleep(0.2)
+    victim = pool.worker_running(parts[0]["id"])
+    print("VICTIM", victim.name)
     while not _worked_by(pool, "kill", victim.name):
-        assert time.monotonic() < deadline, "worker-b never took a launch"
+        assert time.monotonic() < deadline, f"{victim.name} never took a launch"
         time.sleep(0.2)
     victim.kill()  # the worker, its flow run process, everything it started
     killed_at = time.monotonic()
