@@ -74,15 +74,25 @@ def instructions(
         create_idempotent_associated_token_account(creator, owner, p.NATIVE_MINT, p.TOKEN_PROGRAM),
         transfer(TransferParams(from_pubkey=buy.buyer, to_pubkey=buy.vault, lamports=buy.lamports)),
         sync_native(SyncNativeParams(program_id=p.TOKEN_PROGRAM, account=buy.vault)),
-        create_idempotent_associated_token_account(creator, buy.buyer, mint, p.TOKEN_2022_PROGRAM),
+        *mint_into(creator, mint, buy.buyer, buy.account, buy.tokens, config.decimals),
+    ]
+
+
+def mint_into(
+    creator: Pubkey, mint: Pubkey, owner: Pubkey, account: Pubkey, amount: int, decimals: int
+) -> list[Instruction]:
+    """`owner`'s token account for `mint` (made if missing, the creator paying), then
+    `amount` minted into it by the creator, the mint's authority."""
+    return [
+        create_idempotent_associated_token_account(creator, owner, mint, p.TOKEN_2022_PROGRAM),
         mint_to_checked(
             MintToCheckedParams(
                 program_id=p.TOKEN_2022_PROGRAM,
                 mint=mint,
-                dest=buy.account,
+                dest=account,
                 mint_authority=creator,
-                amount=buy.tokens,
-                decimals=config.decimals,
+                amount=amount,
+                decimals=decimals,
             )
         ),
     ]

@@ -24,12 +24,10 @@ from solders.system_program import CreateAccountParams, create_account
 from solders.transaction import VersionedTransaction
 from spl.token.instructions import (
     AuthorityType,
-    create_idempotent_associated_token_account,
     initialize_mint2,
-    mint_to_checked,
     set_authority,
 )
-from spl.token.models import InitializeMint2Params, MintToCheckedParams, SetAuthorityParams
+from spl.token.models import InitializeMint2Params, SetAuthorityParams
 
 from launchops.api import programs as p
 from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
@@ -167,25 +165,10 @@ def _bucket_funding(
     """The later transactions' work: each bucket's token account, minted its supply,
     BUCKETS_PER_TX buckets a transaction; then a bonding curve's first buy; a finalized
     launch's last one revokes the mint."""
-    bucket_ixs = []
-    for bucket in buckets:
-        bucket_ixs.append(
-            [
-                create_idempotent_associated_token_account(
-                    creator, bucket.owner, mint, p.TOKEN_2022_PROGRAM
-                ),
-                mint_to_checked(
-                    MintToCheckedParams(
-                        program_id=p.TOKEN_2022_PROGRAM,
-                        mint=mint,
-                        dest=bucket.account,
-                        mint_authority=creator,
-                        amount=bucket.amount,
-                        decimals=config.decimals,
-                    )
-                ),
-            ]
-        )
+    bucket_ixs = [
+        bonding.mint_into(creator, mint, b.owner, b.account, b.amount, config.decimals)
+        for b in buckets
+    ]
     groups = [bucket_ixs[i : i + BUCKETS_PER_TX] for i in range(0, len(bucket_ixs), BUCKETS_PER_TX)]
     tails = [[ix for pair in group for ix in pair] for group in groups] or [[]]
     buy = bonding.first_buy(config, genesis, mint)
