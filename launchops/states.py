@@ -114,7 +114,6 @@ def terminal(kind: Kind = Kind.LAUNCH) -> frozenset[LaunchState]:
     )
 
 
-TERMINAL = terminal(Kind.LAUNCH)
 # A run (`launchops resume`) continues from these at once.
 RESUMABLE = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.RUN)
 NEEDS_A_PERSON = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.PERSON)
@@ -143,7 +142,6 @@ __all__ = [
     "REGISTRABLE",
     "RESUMABLE",
     "STEP_ORDER",
-    "TERMINAL",
     "TRANSFER_MACHINE",
     "Driver",
     "Kind",

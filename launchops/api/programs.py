@@ -56,11 +56,6 @@ TOKEN_METADATA_EXTENSION = 19
 _METADATA_INIT = hashlib.sha256(b"spl_token_metadata_interface:initialize_account").digest()[:8]
 
 
-def genesis_pda(mint: Pubkey, genesis_index: int = 0) -> Pubkey:
-    seeds = [b"genesis_v2", bytes(mint), struct.pack("<H", genesis_index)]
-    return Pubkey.find_program_address(seeds, GENESIS_PROGRAM)[0]
-
-
 def bucket_pda(kind: str, genesis_account: Pubkey, index: int) -> Pubkey:
     seeds = [BUCKET_PREFIX[kind], bytes(genesis_account), bytes([index])]
     return Pubkey.find_program_address(seeds, GENESIS_PROGRAM)[0]

@@ -134,11 +134,6 @@ class ChainRpc:
             if account is not None and account.owner == ID
         }
 
-    async def account_exists(self, key: Pubkey) -> bool:
-        return (
-            await self._call(lambda: self.client.get_account_info(key, Confirmed))
-        ).value is not None
-
 
 def _rejected(exc: RPCException) -> TransactionRejected:
     detail = exc.args[0] if exc.args else exc

@@ -93,7 +93,3 @@ def resign(
     message = with_blockhash(tx.message, blockhash)
     data = to_bytes_versioned(message)
     return VersionedTransaction.populate(message, [held[s].sign_message(data) for s in signers])
-
-
-def first_signature(tx: VersionedTransaction) -> Signature:
-    return tx.signatures[0]
