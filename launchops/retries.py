@@ -26,6 +26,7 @@ have passed; then the launch is `register_failed`, for the registration retry.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,11 +56,23 @@ class RetryPolicy:
     max_retry_after: float = 30.0
 
     def wait(self, state: RetryCallState) -> float:
+        """Half of the exponential step for sure, half at random: callers that failed
+        together spread out, and the attempts always cover at least `window()[0]`."""
         error = state.outcome.exception() if state.outcome else None
         retry_after = getattr(error, "retry_after", None)
         if retry_after is not None:
             return min(float(retry_after), self.max_retry_after)
-        return wait_random_exponential(multiplier=self.initial_wait, max=self.max_wait)(state)
+        step = self.step(state.attempt_number)
+        return step / 2 + random.uniform(0, step / 2)
+
+    def step(self, attempt: int) -> float:
+        return min(self.max_wait, self.initial_wait * 2 ** (attempt - 1))
+
+    def window(self) -> tuple[float, float]:
+        """The least and the most time the attempts wait in all (no `Retry-After`): an
+        outage shorter than the least is ridden over."""
+        total = sum(self.step(attempt) for attempt in range(1, self.attempts))
+        return total / 2, total
 
     def retrying(self) -> AsyncRetrying:
         """Repeat while the error is transient; the error finally raised says it was retried."""
@@ -85,10 +98,13 @@ def _mark_retried(state: RetryCallState) -> Any:
     raise error
 
 
-SERVICE_CALLS = RetryPolicy(attempts=4, initial_wait=0.25, max_wait=8.0)
-# Register comes once everything landed and is idempotent: worth asking longer.
+# Each rides over an outage of the service or the node of about 7 s (its window: 7.75-15.5
+# s and 7.1-14.2 s), as a restart or a load balancer's failover takes; no Prefect task
+# retry stands behind them.
+SERVICE_CALLS = RetryPolicy(attempts=6, initial_wait=0.5, max_wait=8.0)
+# Register comes once everything landed and is idempotent: worth asking longer (15.75-31.5 s).
 REGISTER_CALLS = RetryPolicy(attempts=8, initial_wait=0.5, max_wait=8.0)
-RPC_CALLS = RetryPolicy(attempts=6, initial_wait=0.2, max_wait=4.0)
+RPC_CALLS = RetryPolicy(attempts=8, initial_wait=0.2, max_wait=4.0)
 
 
 def create_again(profile: Profile) -> AsyncRetrying:

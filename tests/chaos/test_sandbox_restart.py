@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import httpx
 
+from launchops.api.client import AsyncServiceClient
+from launchops.chain.rpc import ChainRpc
 from launchops.journal.store import Journal, LaunchRecord
+from launchops.retries import RPC_CALLS, SERVICE_CALLS
 from launchops.sandbox.process import serving
 from tests.support.pipeline import profile_env, profile_for, stats, write_launch
 
@@ -103,3 +108,45 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
         f"({sorted({r.state for r in in_flight})}); after: {after}"
     )
     assert in_flight, "the kill came after the batch had finished"
+
+
+OUTAGE = 3.0  # seconds down, then the sandbox's own start
+
+
+def test_the_clients_ride_over_a_short_outage_even_with_the_worst_jitter(tmp_path, monkeypatch):
+    """The service client and ChainRpc own their retries (no Prefect task retry behind
+    them): with every random wait at its least, they still cover a sandbox that is down for
+    a few seconds, killed and started again."""
+    assert SERVICE_CALLS.window()[0] >= 7 and RPC_CALLS.window()[0] >= 7
+    monkeypatch.setattr(random, "uniform", lambda low, high: low)
+    data = tmp_path / "sandbox"
+    with serving("--slot-ms", "50", data=data) as first:
+        port, base_url, rpc_url = first.port, first.base_url, first.rpc_url
+        first.kill(signal.SIGKILL)
+    finished = threading.Event()
+
+    def restart() -> None:
+        time.sleep(OUTAGE)
+        with serving("--slot-ms", "50", data=data, port=port):
+            finished.wait(60)
+
+    thread = threading.Thread(target=restart)
+    started = time.monotonic()
+    thread.start()
+
+    async def calls() -> tuple[int, int]:
+        rpc = ChainRpc(rpc_url)
+        try:
+            async with AsyncServiceClient(base_url) as service:
+                page, height = await asyncio.gather(service.list_agents(), rpc.block_height())
+            return page.total, height
+        finally:
+            await rpc.close()
+
+    try:
+        agents, height = asyncio.run(calls())
+    finally:
+        finished.set()
+        thread.join()
+    assert agents >= 0 and height > 0
+    assert time.monotonic() - started > OUTAGE  # they did meet the outage

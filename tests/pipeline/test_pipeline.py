@@ -17,6 +17,7 @@ from launchops.journal.records import Send
 from launchops.journal.store import JournalError
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.runner import run_launch, run_step, summary, validate
+from launchops.retries import SERVICE_CALLS
 from launchops.states import LaunchState, Step
 from tests.support.pipeline import advance, context_for, set_faults, stats, write_launch
 
@@ -80,7 +81,7 @@ async def test_a_crash_after_each_step_resumes_where_it_stopped(chain, tmp_path,
 
 async def test_create_failing_then_resumed(chain, tmp_path):
     path = write_launch(tmp_path, key="create-500")
-    set_faults(chain, fail_next={"POST /v1/launches/create": 5})
+    set_faults(chain, fail_next={"POST /v1/launches/create": SERVICE_CALLS.attempts})
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, path)).key
         with pytest.raises(ServerError):
