@@ -94,6 +94,12 @@ class Profile(BaseSettings):
     rebroadcast_seconds: float = Field(2.0, gt=0)
     poll_seconds: float = Field(0.2, gt=0, description="status poll cycle, all launches")
     create_attempts: int = Field(3, ge=1, le=10)
+    stale_answers_seconds: float = Field(
+        120.0,
+        gt=0,
+        description="how long a submit waits for RPC answers as recent as the slot at which "
+        "a blockhash was seen expired before it stops (the launch stays submitting)",
+    )
     register_index_seconds: float = Field(
         60.0,
         ge=0,
