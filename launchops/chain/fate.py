@@ -32,29 +32,35 @@ async def fate(
     signatures: Sequence[Signature],
     last_valid_block_height: int,
     accounts: Sequence[Pubkey] = (),
-) -> Fate:
+    *,
+    expired_at: int | None = None,
+) -> tuple[Fate, int | None]:
     """Where the transactions behind `signatures` (valid up to `last_valid_block_height`,
-    making `accounts`) stand, from answers no older than the expiry seen."""
-    seen = await rpc.epoch()
-    if seen.block_height <= last_valid_block_height:
-        return Fate.ALIVE
+    making `accounts`) stand, from answers no older than the expiry seen; and the slot
+    at which the expiry was seen, to pass back as `expired_at` when asking again (a
+    lagging node's view moves on and reaches it; the chain's head would keep ahead)."""
+    if expired_at is None:
+        seen = await rpc.epoch()
+        if seen.block_height <= last_valid_block_height:
+            return Fate.ALIVE, None
+        expired_at = seen.slot
     view = await rpc.statuses_at(signatures)
     if any(landing is not None for landing in view.landings):
-        return Fate.ALIVE
-    if view.context_slot is None or view.context_slot < seen.slot:
-        return Fate.UNKNOWN  # a node behind the one that saw the expiry
+        return Fate.ALIVE, expired_at
+    if view.context_slot is None or view.context_slot < expired_at:
+        return Fate.UNKNOWN, expired_at  # a node behind the one that saw the expiry
     if accounts:
         try:
-            found, slot = await rpc.existing(accounts, min_context_slot=seen.slot)
+            found, slot = await rpc.existing(accounts, min_context_slot=expired_at)
         except RpcUnavailable as exc:
             if exc.code == -32016:  # that node has not reached the slot yet
-                return Fate.UNKNOWN
+                return Fate.UNKNOWN, expired_at
             raise
         if any(found):
-            return Fate.ALIVE
-        if slot is None or slot < seen.slot:
-            return Fate.UNKNOWN
-    return Fate.DEAD
+            return Fate.ALIVE, expired_at
+        if slot is None or slot < expired_at:
+            return Fate.UNKNOWN, expired_at
+    return Fate.DEAD, expired_at
 
 
 __all__ = ["Fate", "fate"]

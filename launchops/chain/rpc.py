@@ -26,7 +26,6 @@ from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
 from launchops.chain.answers import (
-    Answer,
     describe_err,
     explain_rejection,
     malformed,
@@ -101,17 +100,27 @@ class ChainRpc:
 
     # ── one call ────────────────────────────────────────────────────────────
 
-    async def call(self, method: str, params: list[Any], *, retry: bool = True) -> Answer:
-        """One JSON-RPC call, asked again while it fails transiently (unless `retry` is
-        False: the caller decides what a transient failure means)."""
+    async def call(
+        self,
+        method: str,
+        params: list[Any],
+        shape: Callable[[Any], T] = lambda value: value,
+        *,
+        retry: bool = True,
+    ) -> tuple[T, int | None]:
+        """One JSON-RPC call, its result read by `shape` (a result of the wrong shape is a
+        malformed answer), and the slot the node answered at; asked again while it fails
+        transiently (unless `retry` is False: the caller decides what that means)."""
         if not retry:
-            return await self._once(method, params)
+            return await self._once(method, params, shape)
         async for attempt in self.retry.retrying():
             with attempt:
-                return await self._once(method, params)
+                return await self._once(method, params, shape)
         raise AssertionError("unreachable")
 
-    async def _once(self, method: str, params: list[Any]) -> Answer:
+    async def _once(
+        self, method: str, params: list[Any], shape: Callable[[Any], T]
+    ) -> tuple[T, int | None]:
         self.calls += 1
         if self.limiter is not None:
             await self.limiter.acquire()
@@ -120,7 +129,8 @@ class ChainRpc:
             response = await self._http.post(self.url, json=body)
         except (httpx.HTTPError, OSError) as exc:
             raise RpcUnavailable(f"RPC {self.url}: {type(exc).__name__}: {exc}") from None
-        return read_answer(self.url, response)
+        answer = read_answer(self.url, response)
+        return self._shaped(shape, answer.value), answer.context_slot
 
     def _shaped(self, convert: Callable[[Any], T], value: Any) -> T:
         """`convert(value)`; a value of the wrong shape is a malformed (transient) answer,
@@ -137,27 +147,18 @@ class ChainRpc:
     # ── the chain's progress ────────────────────────────────────────────────
 
     async def block_height(self) -> int:
-        answer = await self.call("getBlockHeight", [CONFIRMED])
-        return self._shaped(_count, answer.value)
+        return (await self.call("getBlockHeight", [CONFIRMED], _count))[0]
 
     async def epoch(self) -> Epoch:
         """The slot and block height together, from one node's one answer."""
-        answer = await self.call("getEpochInfo", [CONFIRMED])
-        return self._shaped(
-            lambda v: Epoch(_count(v["absoluteSlot"]), _count(v["blockHeight"])), answer.value
-        )
+        return (await self.call("getEpochInfo", [CONFIRMED], _epoch))[0]
 
     async def latest_blockhash(self) -> tuple[Hash, int]:
-        answer = await self.call("getLatestBlockhash", [CONFIRMED])
-        return self._shaped(
-            lambda v: (Hash.from_string(v["blockhash"]), _count(v["lastValidBlockHeight"])),
-            answer.value,
-        )
+        return (await self.call("getLatestBlockhash", [CONFIRMED], _blockhash))[0]
 
     async def genesis_hash(self) -> str:
         """The genesis hash of the cluster this RPC serves (which network it is)."""
-        answer = await self.call("getGenesisHash", [])
-        return self._shaped(lambda v: str(Hash.from_string(v)), answer.value)
+        return (await self.call("getGenesisHash", [], lambda v: str(Hash.from_string(v))))[0]
 
     # ── transactions ────────────────────────────────────────────────────────
 
@@ -170,10 +171,9 @@ class ChainRpc:
             "preflightCommitment": "confirmed",
         }
         try:
-            answer = await self.call("sendTransaction", [_b64(raw), config])
+            return (await self.call("sendTransaction", [_b64(raw), config], _signature))[0]
         except TransactionRejected as exc:
             raise explain_rejection(exc, _account_keys(raw)) from None
-        return self._shaped(Signature.from_string, answer.value)
 
     async def statuses(self, signatures: Sequence[Signature]) -> list[Landing | None]:
         """Where each signature stands, in batches of 256, searching all history."""
@@ -185,18 +185,19 @@ class ChainRpc:
         slots: list[int] = []
         for start in range(0, len(signatures), STATUS_BATCH):
             batch = [str(s) for s in signatures[start : start + STATUS_BATCH]]
-            answer = await self.call(
-                "getSignatureStatuses", [batch, {"searchTransactionHistory": True}]
+            landings, slot = await self.call(
+                "getSignatureStatuses",
+                [batch, {"searchTransactionHistory": True}],
+                partial(_landings, length=len(batch)),
             )
-            found.extend(self._shaped(partial(_landings, length=len(batch)), answer.value))
-            if answer.context_slot is not None:
-                slots.append(answer.context_slot)
+            found.extend(landings)
+            if slot is not None:
+                slots.append(slot)
         return StatusView(found, min(slots) if slots else None)
 
     async def simulate(self, raw: bytes) -> tuple[str | None, list[str]]:
         config = {"encoding": "base64", "sigVerify": True, "commitment": "confirmed"}
-        answer = await self.call("simulateTransaction", [_b64(raw), config])
-        return self._shaped(_simulation, answer.value)
+        return (await self.call("simulateTransaction", [_b64(raw), config], _simulation))[0]
 
     # ── accounts ────────────────────────────────────────────────────────────
 
@@ -212,21 +213,22 @@ class ChainRpc:
         slots: list[int] = []
         for start in range(0, len(keys), ACCOUNTS_BATCH):
             batch = [str(k) for k in keys[start : start + ACCOUNTS_BATCH]]
-            answer = await self.call(
-                "getMultipleAccounts", [batch, config], retry=min_context_slot is None
+            present, slot = await self.call(
+                "getMultipleAccounts",
+                [batch, config],
+                partial(_present, length=len(batch)),
+                retry=min_context_slot is None,
             )
-            found.extend(self._shaped(partial(_present, length=len(batch)), answer.value))
-            if answer.context_slot is not None:
-                slots.append(answer.context_slot)
+            found.extend(present)
+            if slot is not None:
+                slots.append(slot)
         return found, min(slots) if slots else None
 
     async def balance(self, key: Pubkey) -> int:
-        answer = await self.call("getBalance", [str(key), CONFIRMED])
-        return self._shaped(_count, answer.value)
+        return (await self.call("getBalance", [str(key), CONFIRMED], _count))[0]
 
     async def airdrop(self, key: Pubkey, lamports: int) -> Signature:
-        answer = await self.call("requestAirdrop", [str(key), lamports])
-        return self._shaped(Signature.from_string, answer.value)
+        return (await self.call("requestAirdrop", [str(key), lamports], _signature))[0]
 
     async def lookup_tables(self, keys: list[Pubkey]) -> dict[Pubkey, list[Pubkey]]:
         """The addresses of each address lookup table found among `keys` (absent: not one)."""
@@ -235,7 +237,6 @@ class ChainRpc:
         if not keys:
             return {}
         config = {"encoding": "base64", "commitment": "confirmed"}
-        answer = await self.call("getMultipleAccounts", [[str(k) for k in keys], config])
 
         def tables(value: Any) -> dict[Pubkey, list[Pubkey]]:
             found = {}
@@ -245,7 +246,7 @@ class ChainRpc:
                     found[key] = list(AddressLookupTable.deserialize(data).addresses)
             return found
 
-        return self._shaped(tables, answer.value)
+        return (await self.call("getMultipleAccounts", [[str(k) for k in keys], config], tables))[0]
 
 
 # ── shapes ──────────────────────────────────────────────────────────────────
@@ -259,6 +260,20 @@ def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
         raise ValueError(f"expected a slot, height or amount, got {str(value)[:40]!r}")
     return value
+
+
+def _epoch(value: Any) -> Epoch:
+    return Epoch(_count(value["absoluteSlot"]), _count(value["blockHeight"]))
+
+
+def _blockhash(value: Any) -> tuple[Hash, int]:
+    return Hash.from_string(value["blockhash"]), _count(value["lastValidBlockHeight"])
+
+
+def _signature(value: Any) -> Signature:
+    if not isinstance(value, str):
+        raise ValueError("expected a signature")
+    return Signature.from_string(value)
 
 
 def _list(value: Any, length: int) -> list[Any]:

@@ -75,14 +75,19 @@ async def previous_dead(ctx: LaunchContext, record: LaunchRecord) -> bool:
     if record.state is not S.EXPIRED or attempt is None or attempt.sends is None:
         return True
     sent = [s for s in attempt.sends if s.sent]
+    if not sent:
+        return True  # nothing of it was ever sent: nothing can land
     signatures = [sig for s in sent for sig in (s.signature, *s.replaced)]
     deadline = max(
         [attempt.created.last_valid_block_height]
         + [s.last_valid_block_height for s in sent if s.last_valid_block_height]
     )
     made = [k for k in (attempt.created.mint, attempt.created.genesis) if k is not None]
-    started = time.monotonic()
-    while (verdict := await fate(ctx.rpc, signatures, deadline, made)) is Fate.UNKNOWN:
+    started, expired_at = time.monotonic(), None
+    while True:
+        verdict, expired_at = await fate(ctx.rpc, signatures, deadline, made, expired_at=expired_at)
+        if verdict is not Fate.UNKNOWN:
+            break
         if time.monotonic() - started > ctx.profile.stale_answers_seconds:
             raise RpcUnavailable(
                 f"launch {record.key}: the RPC's answers stayed older than the expiry of "

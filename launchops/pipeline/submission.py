@@ -113,6 +113,7 @@ class Submission:
         skip, last_send, first_send = profile.skip_preflight, 0.0, time.monotonic()
         stale_since: float | None = None
         asked = 0.0  # when the fate was last asked: at most once a rebroadcast period
+        expired_at: int | None = None  # the slot at which its expiry was first seen
         while True:
             if time.monotonic() - last_send >= profile.rebroadcast_seconds:
                 skip = await self._send(index, skip)
@@ -131,7 +132,9 @@ class Submission:
                 and time.monotonic() - asked >= profile.rebroadcast_seconds
             ):
                 asked = time.monotonic()
-                verdict = await fate(ctx.rpc, [send.signature], deadline, self.made(index))
+                verdict, expired_at = await fate(
+                    ctx.rpc, [send.signature], deadline, self.made(index), expired_at=expired_at
+                )
                 if verdict is Fate.DEAD:
                     return None
                 stale_since = self.still_stale(stale_since, verdict)

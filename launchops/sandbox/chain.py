@@ -269,11 +269,13 @@ class Chain:
             "replacementBlockhash": None,
         }
 
-    def status(self, signature: Signature) -> dict[str, Any] | None:
+    def status(self, signature: Signature, at: int | None = None) -> dict[str, Any] | None:
+        """Where `signature` stands as seen at slot `at` (default: now)."""
+        view = self.slot if at is None else at
         landed = self.landed.get(signature)
-        if landed is None:
+        if landed is None or landed.slot > view:
             return None
-        depth = self.slot - landed.slot
+        depth = view - landed.slot
         if depth >= FINALIZED_DEPTH:
             level, confirmations = "finalized", None
         elif depth >= 1:
@@ -289,6 +291,13 @@ class Chain:
         }
 
     # ── accounts ────────────────────────────────────────────────────────────
+
+    def made_after(self, key: Pubkey, slot: int) -> bool:
+        """Whether the account `key` was first touched by a transaction landed after `slot`
+        (so a node that far behind does not have it yet)."""
+        first = self.by_address.get(key)
+        landed = self.landed.get(first[0]) if first else None
+        return landed is not None and landed.slot > slot
 
     def account(self, key: Pubkey) -> Account | None:
         account = self.svm.get_account(key)
