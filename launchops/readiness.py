@@ -130,8 +130,8 @@ Resolver = Callable[[str], str]
 async def check_profile(
     profile: Profile, resolver: Resolver | None = None, exposure: Exposure | None = None
 ) -> list[Finding]:
-    """Every finding, in the order a launch needs them (the Prefect API's last, when
-    `exposure` says what was found about it)."""
+    """Every finding, in the order a launch needs them; the Prefect API's last, when
+    `exposure` says what was found about a configured one (PREFECT_API_URL)."""
     from launchops.chain.rpc import ChainRpc
 
     rpc = ChainRpc(profile.rpc_url, timeout=profile.timeout_seconds, retry=ONCE)
@@ -145,7 +145,9 @@ async def check_profile(
         found = [await check for check in checks]
     finally:
         await rpc.close()
-    return found if exposure is None else [*found, check_prefect(exposure)]
+    if exposure is None or exposure.url is None:  # no server to speak of: nothing to say
+        return found
+    return [*found, check_prefect(exposure)]
 
 
 __all__ = ["Finding", "check_profile"]
