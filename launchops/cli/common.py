@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from launchops.config.profiles import Profile
+    from launchops.exposure import Exposure
 
 T = TypeVar("T")
 
@@ -43,6 +44,13 @@ BaseUrlOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 Yes = Annotated[bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")]
 NoPrefect = Annotated[bool, typer.Option("--no-prefect", help="Run in this process, no Prefect.")]
+InsecureServer = Annotated[
+    bool,
+    typer.Option(
+        "--insecure-server",
+        help="Go on although the Prefect API answers anyone from other machines (not advised).",
+    ),
+]
 
 
 # ── output ──────────────────────────────────────────────────────────────────
@@ -134,6 +142,46 @@ async def _guard(settings: Profile) -> None:
         await rpc.close()
 
 
+def prefect_api_url() -> str | None:
+    """The Prefect API this process's clients use: PREFECT_API_URL, else Prefect's own
+    settings (its profile file), else None (a temporary server on this machine)."""
+    if "PREFECT_API_URL" in os.environ:
+        return os.environ["PREFECT_API_URL"] or None
+    try:
+        from prefect.settings import get_current_settings
+    except ImportError:
+        return None
+    return get_current_settings().api.url
+
+
+def exposed_by(settings: Profile, *, deploying: bool) -> str | None:
+    """What an open Prefect server would give away for this profile: its key when Prefect
+    holds it, and (for deploy) a public profile's deployments; None: nothing of that."""
+    exposed = []
+    if settings.keypair.startswith("prefect-secret:"):
+        exposed.append(f"the key in Secret block {settings.keypair.partition(':')[2]!r}")
+    if deploying and settings.service == "public":
+        exposed.append(f"profile {settings.name}'s deployments ({settings.network})")
+    return " and ".join(exposed) or None
+
+
+def guard_prefect_api(exposed: str | None, insecure: bool) -> Exposure:
+    """Refuse (one line, exit 2) to put `exposed` behind a Prefect API that answers
+    anonymous requests on an address other than loopback; `--insecure-server` goes on
+    after a loud warning. Returns what was found (`launchops check` shows it)."""
+    from launchops.exposure import override_warning, probe, refusal
+
+    exposure = probe(prefect_api_url())
+    if exposed and exposure.open:
+        err = console(stderr=True)
+        if not insecure:
+            err.print("[bold red]error:[/] ", end="")
+            err.print(refusal(exposure, exposed), markup=False)
+            raise typer.Exit(2)
+        err.print(override_warning(exposure, exposed), markup=False, style="bold red")
+    return exposure
+
+
 @contextmanager
 def embedded_sandbox(settings: Profile, progress: Any = None) -> Iterator[Any]:
     """The sandbox profile's sandbox, when none runs, for as long as the command: started
@@ -209,6 +257,7 @@ def run(coroutine: Awaitable[T]) -> T:
 __all__ = [
     "PREFECT_SERVER_SETTINGS",
     "BaseUrlOpt",
+    "InsecureServer",
     "JsonOpt",
     "NoPrefect",
     "ProfileOpt",
@@ -217,6 +266,9 @@ __all__ = [
     "console",
     "drive",
     "embedded_sandbox",
+    "exposed_by",
+    "guard_prefect_api",
+    "prefect_api_url",
     "print_json",
     "quiet_prefect",
     "refuse",

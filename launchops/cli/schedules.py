@@ -11,10 +11,13 @@ import typer
 
 from launchops.cli.common import (
     BaseUrlOpt,
+    InsecureServer,
     JsonOpt,
     ProfileOpt,
     ProfilesFile,
     console,
+    exposed_by,
+    guard_prefect_api,
     print_json,
     quiet_prefect,
     refuse,
@@ -75,13 +78,19 @@ def deploy(
     profiles: ProfilesFile = None,
     base_url: BaseUrlOpt = None,
     as_json: JsonOpt = False,
+    insecure_server: InsecureServer = False,
 ) -> None:
     """Apply the schedules: the batch, the registration retry, and scheduled launch files;
-    with --pool, also make what the server needs for workers (pool, limits, automations)."""
+    with --pool, also make what the server needs for workers (pool, limits, automations).
+    A public profile or a `prefect-secret:` key is refused on a Prefect API that answers
+    anyone from other machines (--insecure-server to go on all the same)."""
     if serve == bool(pool):
         raise refuse("give exactly one of --serve or --pool NAME")
     with user_errors():
         settings = settings_for(profile, profiles, base_url)
+        exposed = exposed_by(settings, deploying=True)
+        if exposed:  # nothing to expose: no question to the server
+            guard_prefect_api(exposed, insecure_server)
         scheduled = _scheduled(settings, launches or [])
         quiet_prefect()
         from flows.deployments import build
