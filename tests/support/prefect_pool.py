@@ -89,10 +89,13 @@ def stop(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
 
 
 class PrefectServer:
-    """`prefect server start` on its own PostgreSQL database and port."""
+    """`prefect server start` on its own PostgreSQL database and port (`port`: the port of
+    a server stopped before, to start it again as it was)."""
 
-    def __init__(self, home: Path, database_name: str, **settings: str) -> None:
-        self.port = free_port()
+    def __init__(
+        self, home: Path, database_name: str, port: int | None = None, **settings: str
+    ) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/api"
         self.env = {
             **os.environ,
@@ -112,7 +115,7 @@ class PrefectServer:
         self.process = subprocess.Popen(
             [*PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(self.port)],
             env=self.env,
-            stdout=self.log.open("w"),
+            stdout=self.log.open("a"),
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
