@@ -9,9 +9,12 @@ run), when each flow run's context closes (batch, launch, registration retry, fu
 and at the start of the registration retry flow, which runs on a schedule: what an outage
 kept back goes out when the server is back.
 
-At most once where possible: an alert is marked delivered right after the server took it.
-A crash between the send and the mark sends it once more; the event keeps its id (uuid5
-of the alert row), so Prefect's event store keeps one copy.
+At most once where possible: an alert is marked delivered right after the server took it
+(a pong after the sends: its socket read them; a server that dies before persisting them
+loses them, as with any Prefect event). A crash between the send and the mark, or two
+workers' senders reading the same rows at once, sends it again with the same id (uuid5
+of the alert row): Prefect's event store keeps one copy, and its triggers skip an id they
+saw in the last half hour, so an automation pages once.
 """
 
 from __future__ import annotations
