@@ -72,9 +72,20 @@ def short(address: Any) -> str:
     return f"{text[:6]}…{text[-6:]}" if len(text) > 16 else text or "-"
 
 
+def error_line(message: str) -> Console:
+    """`error: MESSAGE` on stderr: "error:" in bold red on a terminal, plain text in a pipe
+    or a log. The message is text, never markup (an error may quote `[...]`). Returns the
+    console, for the lines that follow."""
+    from rich.text import Text
+
+    err = console(stderr=True)
+    err.print(Text.assemble(("error:", "bold red"), " ", message))
+    return err
+
+
 def refuse(message: str) -> typer.Exit:
     """A command refused before anything was done: one line, exit 2."""
-    console(stderr=True).print(f"[bold red]error:[/] {message}")
+    error_line(message)
     return typer.Exit(2)
 
 
@@ -88,19 +99,18 @@ def user_errors(base_url: str | None = None) -> Iterator[None]:
     except WrongCluster as exc:  # refused before anything was sent: exit 2
         raise refuse(str(exc)) from None
     except InvalidInputError as exc:
-        err = console(stderr=True)
-        err.print("[bold red]error:[/] invalid input")
+        err = error_line("invalid input")
         for field, message in exc.problems or [("", str(exc))]:
             err.print(f"  {field}: {message}" if field else f"  {message}", markup=False)
         raise typer.Exit(1) from None
     except NetworkError as exc:
-        err = console(stderr=True)
-        err.print(f"[bold red]error:[/] cannot reach the service: {exc}")
+        err = error_line(f"cannot reach the service: {exc}")
         if base_url and base_url.startswith(("http://127.0.0.1", "http://localhost")):
-            err.print("  hint: is the sandbox running? Start it with `launchops sandbox serve`.")
+            hint = "  hint: is the sandbox running? Start it with `launchops sandbox serve`."
+            err.print(hint, markup=False)
         raise typer.Exit(1) from None
     except LaunchOpsError as exc:
-        console(stderr=True).print(f"[bold red]error:[/] {exc}", markup=False)
+        error_line(str(exc))
         raise typer.Exit(1) from None
 
 
@@ -266,6 +276,7 @@ __all__ = [
     "console",
     "drive",
     "embedded_sandbox",
+    "error_line",
     "exposed_by",
     "guard_prefect_api",
     "prefect_api_url",

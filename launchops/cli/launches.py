@@ -20,6 +20,7 @@ from launchops.cli.common import (
     console,
     drive,
     embedded_sandbox,
+    error_line,
     print_json,
     refuse,
     run,
@@ -268,9 +269,7 @@ def status(
         settings = settings_for(profile, profiles, base_url)
         records, events = run(_read_journal(settings, key))
     if key is not None and not records:
-        console(stderr=True).print(
-            f"[bold red]error:[/] no launch {key!r} in the journal of profile {profile}"
-        )
+        error_line(f"no launch {key!r} in the journal of profile {profile}")
         raise typer.Exit(1)
     if as_json:
         data: Any = [r.as_dict() for r in records]

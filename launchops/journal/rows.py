@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select, text, update
 from sqlalchemy.engine import make_url
 
+from launchops.journal.alerts import add_alert
 from launchops.journal.records import (
     Attempt,
     Created,
@@ -77,7 +78,7 @@ def sqlite_pragmas(connection: Any, _: Any) -> None:
 
 def set_launch(conn: Connection, key: str, **values: Any) -> StateChange | None:
     """One UPDATE of the launch row (no read first: the lease makes us its only writer);
-    the state change it makes, if it sets the state."""
+    the state change it makes, if it sets the state (and its alert, if a person needs it)."""
     statement = update(L).where(L.c.key == key).values(**values, updated_at=now())
     if "state" not in values:
         result = conn.execute(statement)
@@ -85,9 +86,11 @@ def set_launch(conn: Connection, key: str, **values: Any) -> StateChange | None:
         return None
     row = conn.execute(statement.returning(L.c.kind, L.c.network, L.c.mint, L.c.genesis)).one()
     state = LaunchState(values["state"])
-    return StateChange(
+    change = StateChange(
         key, Kind(row.kind), state, row.network, row.mint, row.genesis, values.get("last_error")
     )
+    add_alert(conn, change, now())  # the outbox, in this same transaction
+    return change
 
 
 def set_attempt(conn: Connection, key: str, number: int, **values: Any) -> None:

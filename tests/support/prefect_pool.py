@@ -93,18 +93,24 @@ def stop(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
 
 
 class PrefectServer:
-    """`prefect server start` on its own PostgreSQL database and port; with `auth`
-    ("user:password", PREFECT_SERVER_API_AUTH_STRING), every request but /health must
-    carry it, as README sets a server up."""
+    """`prefect server start` on its own PostgreSQL database and port (`port`: the port of
+    a server stopped before, to start it again as it was); with `auth` ("user:password",
+    PREFECT_SERVER_API_AUTH_STRING), every request but /health must carry it, as README
+    sets a server up."""
 
     def __init__(
-        self, home: Path, database_name: str, auth: str | None = None, **settings: str
+        self,
+        home: Path,
+        database_name: str,
+        auth: str | None = None,
+        port: int | None = None,
+        **settings: str,
     ) -> None:
         self.auth = auth
         self.headers = (
             {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode()} if auth else {}
         )
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/api"
         self.env = {
             **os.environ,
@@ -125,7 +131,7 @@ class PrefectServer:
         self.process = subprocess.Popen(
             [*PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(self.port)],
             env=self.env,
-            stdout=self.log.open("w"),
+            stdout=self.log.open("a"),
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
