@@ -19,7 +19,8 @@ import pytest
 from launchops.journal.alerts import alerts_of
 from launchops.journal.store import Journal
 from tests.support.pipeline import launchops, profile_env, profile_for, set_faults, write_launch
-from tests.support.prefect_pool import PrefectServer, database, kill_tree, stop
+from tests.support.postgres import database
+from tests.support.prefect_pool import PrefectServer, kill_tree, stop
 from tests.workers.test_alerts import find_events
 
 LAUNCHES = 3

@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler
@@ -23,7 +22,6 @@ import httpx
 
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
 
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 PREFECT = [sys.executable, "-m", "prefect"]
 
 
@@ -31,21 +29,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-@contextmanager
-def database(prefix: str):
-    """A fresh PostgreSQL database, dropped after."""
-    import psycopg
-
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-        admin.execute(f'create database "{name}"')
-    try:
-        yield name
-    finally:
-        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-            admin.execute(f'drop database if exists "{name}" with (force)')
 
 
 def descendants(pid: int) -> list[int]:

@@ -32,12 +32,12 @@ from solders.keypair import Keypair
 
 from launchops.exposure import probe
 from tests.support.pipeline import dump_yaml, launch_document, set_faults, stats
+from tests.support.postgres import database
 from tests.support.prefect_pool import (
     Hook,
     PrefectServer,
     Worker,
     airdrop,
-    database,
     descendants,
     free_port,
     ui_page,
