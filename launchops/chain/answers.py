@@ -100,6 +100,7 @@ def error_of(url: str, error: Any) -> Exception:
     code, message, data = error.get("code"), error.get("message"), error.get("data")
     if isinstance(code, bool) or not isinstance(code, int) or not isinstance(message, str):
         return malformed(url, "its error has no code or message")
+    message = " ".join(message.split())[:300] or "(no message)"  # one line, whatever came
     where = f"RPC {url}: {message} ({code})"
     if code in TRANSIENT_CODES:
         return RpcUnavailable(where, code=code)
