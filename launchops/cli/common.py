@@ -239,6 +239,9 @@ def drive(
     `flow` imports the flow when called, so a plain run never loads Prefect."""
     if prefect:
         quiet_prefect()
+        from launchops.cli.oneline import prefect_logging_ready
+
+        prefect_logging_ready()  # a failed run is the command's one error line
         return asyncio.run(_awaited(flow))
     return asyncio.run(_awaited(plain))
 
