@@ -7,6 +7,7 @@ named by its address only.
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -61,11 +62,44 @@ async def check_cluster(profile: Profile, rpc: ChainRpc) -> Finding:
         hint = "check rpc_url" if profile.service == "public" else SANDBOX_HINT
         return Finding("cluster", False, f"cannot reach the RPC: {exc}; {hint}")
     if profile.service == "sandbox":
-        return Finding("cluster", True, f"{profile.rpc_url} is the sandbox's chain")
+        return await check_same_chain(profile, rpc)
     problem = mismatch(profile, served)
     if problem is not None:
         return Finding("cluster", False, problem.replace(": nothing was sent.", ":"))
     return Finding("cluster", True, f"{profile.rpc_url} serves {describe(served)}")
+
+
+async def check_same_chain(profile: Profile, rpc: ChainRpc) -> Finding:
+    """Whether the RPC is the chain the sandbox service builds on: the node identity the
+    service announces is the one the RPC answers (two sandboxes are two chains)."""
+    from launchops.config.announced import sandbox_info
+
+    info = await asyncio.to_thread(sandbox_info, profile.base_url, profile.timeout_seconds)
+    if info is None:
+        return Finding(
+            "cluster",
+            False,
+            f"cannot tell whether {profile.rpc_url} is the chain of the service at "
+            f"{profile.base_url}: it does not answer GET /_sandbox/info; check base_url",
+        )
+    try:
+        answer, _ = await rpc.call("getIdentity", [], retry=False)
+        identity = answer.get("identity") if isinstance(answer, dict) else None
+    except ChainError as exc:
+        return Finding("cluster", False, f"{profile.rpc_url} does not say its identity: {exc}")
+    if identity != info.get("identity"):
+        return Finding(
+            "cluster",
+            False,
+            f"{profile.rpc_url} is another chain than the service's: the sandbox at "
+            f"{profile.base_url} builds on {info['rpcUrl']}; set rpc_url "
+            "(LAUNCHOPS_RPC_URL) to it, or leave it unset",
+        )
+    return Finding(
+        "cluster",
+        True,
+        f"{profile.rpc_url} is the chain of the sandbox at {profile.base_url} (same node identity)",
+    )
 
 
 async def check_key(profile: Profile, rpc: ChainRpc, resolver: Resolver | None) -> Finding:

@@ -134,11 +134,24 @@ def settings_for(
     if base_url:
         os.environ["LAUNCHOPS_BASE_URL"] = base_url  # the flows load the profile again
     settings = load_profile(profile, profiles_file=profiles)
+    settings = _with_announced_rpc(settings, profiles)
     if sending and settings.requires_yes and not yes:
         raise refuse(f"profile {profile} sends real transactions on {settings.network}; add --yes")
     if sending and settings.service == "public":
         run(_guard(settings))
     return settings
+
+
+def _with_announced_rpc(settings: Profile, profiles: Path | None) -> Profile:
+    """A sandbox service's own RPC when none is given (set for the flows' processes too)."""
+    from launchops.config.announced import announced_rpc
+    from launchops.config.profiles import load_profile
+
+    announced = announced_rpc(settings)
+    if announced is None:
+        return settings
+    os.environ["LAUNCHOPS_RPC_URL"] = announced
+    return load_profile(settings.name, profiles_file=profiles)
 
 
 async def _guard(settings: Profile) -> None:
@@ -249,6 +262,9 @@ def drive(
     `flow` imports the flow when called, so a plain run never loads Prefect."""
     if prefect:
         quiet_prefect()
+        from launchops.cli.oneline import prefect_logging_ready
+
+        prefect_logging_ready()  # a failed run is the command's one error line
         return asyncio.run(_awaited(flow))
     return asyncio.run(_awaited(plain))
 

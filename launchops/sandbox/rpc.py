@@ -36,8 +36,9 @@ PROGRESS_METHODS = frozenset(
 class RpcMethods:
     """One handler per supported method; `call()` dispatches and shapes errors."""
 
-    def __init__(self, chain: Chain) -> None:
+    def __init__(self, chain: Chain, identity: str = "") -> None:
         self.chain = chain
+        self.identity = identity  # getIdentity: which sandbox's chain this is
         self.view = 0  # the slot this call is answered at (behind the chain's when lagging)
         self.last_send = -1e9  # when the last sendTransaction came (time.monotonic)
         self.handlers: dict[str, Callable[[list[Any]], Any]] = {
@@ -57,6 +58,7 @@ class RpcMethods:
             "requestAirdrop": self.request_airdrop,
             "getVersion": lambda p: {"solana-core": SOLANA_CORE, "feature-set": FEATURE_SET},
             "getHealth": lambda p: "ok",
+            "getIdentity": lambda p: {"identity": self.identity},
             "getGenesisHash": lambda p: GENESIS_HASHES[self.chain.faults.cluster],
             "getEpochInfo": self.get_epoch_info,
             "getFeeForMessage": lambda p: self._ctx(5000),

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from solders.keypair import Keypair
 from solders.message import to_bytes_versioned
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
@@ -57,8 +58,18 @@ class SandboxService:
             self.chain.rng.seed(seed)
         self.store.attach(self.chain)
         self.registry = Registry(self.store, self.chain, public_url)
-        self.rpc = RpcMethods(self.chain)
+        self.identity = self._identity()
+        self.rpc = RpcMethods(self.chain, identity=self.identity)
         self._clock: asyncio.Task[None] | None = None
+
+    def _identity(self) -> str:
+        """This chain's node identity (`getIdentity`), kept with its data: another sandbox
+        is another identity, the same chain restarted is the same."""
+        kept = self.store.get("sandbox", "identity")
+        if kept is None:
+            kept = {"identity": str(Keypair().pubkey())}
+            self.store.put("sandbox", "identity", kept)
+        return str(kept["identity"])
 
     @property
     def faults(self) -> Faults:

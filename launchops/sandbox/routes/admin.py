@@ -4,8 +4,9 @@ faults to inject, what was served, slots advanced by hand, agents seeded."""
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
 
 from launchops.api.fields import Network
@@ -42,6 +43,20 @@ async def stats(service: Service) -> dict[str, Any]:
             "dropped": len(chain.dropped),
         },
         "launches": service.launch_counts(),
+    }
+
+
+@router.get("/info")
+async def info(service: Service, request: Request) -> dict[str, Any]:
+    """Which chain this service builds on: the RPC URL a client of it uses (unless it is
+    given one), and the node identity that RPC answers to `getIdentity`."""
+    root = urlsplit(service.public_url)
+    if root.hostname in ("0.0.0.0", "::", None):  # listening everywhere: as it was reached
+        root = root._replace(netloc=request.url.netloc)
+    return {
+        "rpcUrl": urlunsplit(root),
+        "identity": service.identity,
+        "cluster": service.faults.cluster,
     }
 
 
