@@ -26,12 +26,14 @@ from launchops.api.models import (
     TokenData,
 )
 from launchops.errors import LaunchForbidden
-from launchops.sandbox import launches
+from launchops.sandbox import launches, minting
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.registry import Registry
+from launchops.sandbox.rewards import Rewards
 from launchops.sandbox.rpc import PROGRESS_METHODS, RpcMethods
+from launchops.sandbox.status import LaunchStatuses
 from launchops.sandbox.store import SandboxStore
 
 NOT_OWNED = "Agent is not owned by the connected wallet"  # also before it is indexed
@@ -57,6 +59,9 @@ class SandboxService:
             self.chain.rng.seed(seed)
         self.store.attach(self.chain)
         self.registry = Registry(self.store, self.chain, public_url)
+        self.registry.before_read = lambda: minting.index_minted(self.chain, self.registry)
+        self.rewards = Rewards(self.store, self.chain)
+        self.statuses = LaunchStatuses(self.store, self.rewards)
         self.rpc = RpcMethods(self.chain)
         self._clock: asyncio.Task[None] | None = None
 
