@@ -240,3 +240,28 @@ def test_a_bad_mint_is_400_in_the_success_envelope(sandbox):
     assert answer.json()["error"].startswith("Collection not found")
     bad = httpx.post(f"{sandbox.base_url}/agents/mint", json={**body, "network": None})
     assert bad.status_code == 400 and bad.json()["error"] == "Invalid input data"
+
+
+# ── the admin buy ───────────────────────────────────────────────────────────
+
+
+async def test_a_buy_needs_a_landed_curve(sandbox, client, rpc):
+    def status_of(body: dict) -> int:
+        return httpx.post(f"{sandbox.url}/_sandbox/buy", json=body).status_code
+
+    creator = await funded_keypair(rpc)
+    pool = launch_pool(creator)
+    genesis = await launched(client, rpc, creator, pool)
+    assert status_of({"genesisAddress": genesis, "lamports": 10**9}) == 404  # not a curve
+    created = await client.create_launch(creator.pubkey(), curve_config(creator.pubkey()))
+    unsent = str(created.genesis_account)
+    assert status_of({"genesisAddress": unsent, "lamports": 10**9}) == 400  # not landed
+    for bad in ({"genesisAddress": "x", "lamports": 1}, {"genesisAddress": unsent, "lamports": 0}):
+        assert status_of(bad) == 400
+    assert status_of({"genesisAddress": unsent, "lamports": 10**9, "extra": 1}) == 400
+
+
+def launch_pool(creator: Keypair) -> LaunchConfig:
+    launch = ex.launchpool_launch()
+    launch["publicKey"] = str(creator.pubkey())
+    return LaunchConfig.model_validate(launch)
