@@ -246,7 +246,8 @@ class AsyncServiceClient(AfterLaunchCalls):
             genesis_account=genesis_account,
             network=launch.network,
             creator_wallet=creator_wallet,
-            twitter_verification_token=twitter_verification_token,
+            # An empty token is left out, as the public client does.
+            twitter_verification_token=twitter_verification_token or None,
             agent=agent,
             wallet=launch.public_key,
             build_all_tx=True,
