@@ -71,7 +71,16 @@ async def test_claim_refusals_are_errors(client):
         await client.claim_creator_rewards(Keypair().pubkey(), payer="nope")
 
 
-async def test_mint_then_read_the_agent(client, rpc):
+async def test_mint_then_read_the_agent(sandbox_factory):
+    sandbox = sandbox_factory()  # its own: the session's sandbox keeps its 30 agents
+    async with (
+        AsyncServiceClient(sandbox.base_url, retry=RetryPolicy(attempts=1)) as client,
+        AsyncClient(sandbox.rpc_url) as rpc,
+    ):
+        await _mint_then_read(client, rpc)
+
+
+async def _mint_then_read(client, rpc) -> None:
     wallet = await funded_keypair(rpc, sol=1)
     minted = await client.mint_agent(
         wallet.pubkey(),

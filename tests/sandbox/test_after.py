@@ -204,7 +204,13 @@ def mint_body(wallet: Pubkey, **extra: object) -> dict:
     }
 
 
-async def test_two_mints_are_two_agents_listed_once_confirmed(sandbox, rpc):
+async def test_two_mints_are_two_agents_listed_once_confirmed(sandbox_factory):
+    sandbox = sandbox_factory()  # its own: the session's sandbox keeps its 30 agents
+    async with AsyncClient(sandbox.rpc_url) as rpc:
+        await _two_mints(sandbox, rpc)
+
+
+async def _two_mints(sandbox, rpc) -> None:
     wallet = await funded_keypair(rpc, sol=1)
     answers = [
         httpx.post(f"{sandbox.base_url}/agents/mint", json=mint_body(wallet.pubkey())).json()
