@@ -271,3 +271,25 @@ def launch_pool(creator: Keypair) -> LaunchConfig:
     launch = ex.launchpool_launch()
     launch["publicKey"] = str(creator.pubkey())
     return LaunchConfig.model_validate(launch)
+
+
+async def test_fees_and_a_pending_mint_survive_a_restart(sandbox_factory, tmp_path):
+    first = sandbox_factory(data_dir=tmp_path)
+    async with (
+        AsyncServiceClient(first.base_url, retry=RetryPolicy(attempts=1)) as client,
+        AsyncClient(first.rpc_url) as rpc,
+    ):
+        creator = await funded_keypair(rpc)
+        genesis = await launched(client, rpc, creator, curve_config(creator.pubkey()))
+        buy(first, genesis, 10**9)
+        mint = httpx.post(f"{first.base_url}/agents/mint", json=mint_body(creator.pubkey())).json()
+    first.stop()
+    again = sandbox_factory(data_dir=tmp_path)
+    async with AsyncClient(again.rpc_url) as rpc:
+        await send_all(rpc, [base64.b64decode(mint["tx"])], creator)
+        assert httpx.get(f"{again.base_url}/agents/{mint['assetAddress']}").status_code == 200
+        data = claim(again, creator.pubkey()).json()["data"]
+        before = await lamports_of(rpc, creator.pubkey())
+        await send_all(rpc, [base64.b64decode(t) for t in data["transactions"]], creator)
+        assert await lamports_of(rpc, creator.pubkey()) - before == 6_000_000 - 10_000
+    assert claim(again, creator.pubkey()).status_code == 400
