@@ -195,6 +195,12 @@ class Chain:
         self.pending_sigs.add(signature)
         return signature
 
+    def land_now(self, tx: VersionedTransaction) -> Landed | None:
+        """Execute a signed transaction in the current slot, without a send (what the
+        sandbox's own swaps use); None when it could not land (expired blockhash)."""
+        self._land(_Pending(tx, bytes(tx)))
+        return self.landed.get(tx.signatures[0])
+
     def fail_on_landing(self, message: bytes) -> None:
         """This message, signed and sent, lands failed (a fault: see `fail_tail_next`)."""
         self.failing.add(message)

@@ -27,12 +27,14 @@ from launchops.api.models import (
     TokenData,
 )
 from launchops.errors import LaunchForbidden
-from launchops.sandbox import launches
+from launchops.sandbox import launches, minting
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.registry import Registry
+from launchops.sandbox.rewards import Rewards
 from launchops.sandbox.rpc import PROGRESS_METHODS, RpcMethods
+from launchops.sandbox.status import LaunchStatuses
 from launchops.sandbox.store import SandboxStore
 
 NOT_OWNED = "Agent is not owned by the connected wallet"  # also before it is indexed
@@ -59,6 +61,9 @@ class SandboxService:
         self.store.attach(self.chain)
         self.registry = Registry(self.store, self.chain, public_url)
         self.identity = self._identity()
+        self.registry.before_read = lambda: minting.index_minted(self.chain, self.registry)
+        self.rewards = Rewards(self.store, self.chain)
+        self.statuses = LaunchStatuses(self.store, self.rewards)
         self.rpc = RpcMethods(self.chain, identity=self.identity)
         self._clock: asyncio.Task[None] | None = None
 
