@@ -11,23 +11,17 @@ launch never stops the others. At the end: JSON and CSV reports and a table arti
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from prefect import flow
 
 from launchops.config.launchfile import launch_files
 from launchops.journal.records import LaunchRecord
-from launchops.pipeline.batch import (
-    BatchRow,
-    batch_result,
-    counts,
-    name_workers,
-    record_files,
-    run_keys,
-    sweep,
-)
+from launchops.library import batch_outcome
+from launchops.pipeline.batch import BatchRow, counts, record_files, run_keys, sweep
 from launchops.pipeline.context import LaunchContext
+from launchops.results import BatchResult
 from tasks import validate_step
 from tasks.context import FlowContext, flow_context, row_listeners
 from tasks.limits import launch_slots
@@ -41,7 +35,8 @@ async def batch_flow(
     profile: str = "sandbox",
     concurrency: int | None = None,
     profiles_file: str | None = None,
-) -> dict[str, Any]:
+) -> BatchResult:
+    """Run every launch file of `paths` (files or folders), resumable as a whole."""
     files = [file for path in paths for file in launch_files(Path(path))]
     async with flow_context(profile, profiles_file) as flow_ctx:
 
@@ -57,9 +52,8 @@ async def batch_flow(
         # With parts, this flow run waits for what they hold and takes over a dead one's.
         await _work_share(flow_ctx, rows, spread.lanes, start=0, sweep_after=bool(spread.parts))
         parts = await finish_spread(spread)
-        await name_workers(flow_ctx.ctx, rows)
-    result = await finish(rows, flow_ctx.settings.profile_dir / "reports", "batch")
-    return {**result, "parts": parts}
+        result = await finish(flow_ctx.ctx, rows, "batch")
+    return replace(result, parts=parts)
 
 
 @flow(name="batch-part", log_prints=False)
@@ -95,9 +89,9 @@ def _row(key: str, record: LaunchRecord | None) -> BatchRow:
     return BatchRow(file=(record.source if record else None) or key, key=key)
 
 
-async def finish(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:
-    result = batch_result(rows, folder, prefix)
-    await publish_report(
-        rows, f"{prefix}-report", f"{prefix} {Path(result['reports']['json']).stem}"
-    )
+async def finish(ctx: LaunchContext, rows: list[BatchRow], prefix: str) -> BatchResult:
+    """The library's batch outcome (workers named, reports written), and the report as a
+    table artifact of the flow run."""
+    result = await batch_outcome(ctx, rows, prefix)
+    await publish_report(rows, f"{prefix}-report", f"{prefix} {result.reports['json'].stem}")
     return result

@@ -4,12 +4,12 @@ concurrency, shared rate limits, each transfer checked before signing, reports, 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from prefect import flow
 
 from flows.batch import finish
-from launchops.pipeline.batch import name_workers, run_funding
+from launchops.pipeline.batch import run_funding
+from launchops.results import BatchResult
 from tasks.context import flow_context, row_listeners
 
 
@@ -19,7 +19,7 @@ async def funding_flow(
     profile: str = "sandbox",
     concurrency: int | None = None,
     profiles_file: str | None = None,
-) -> dict[str, Any]:
+) -> BatchResult:
     async with flow_context(profile, profiles_file) as flow_ctx:
         rows = await run_funding(
             flow_ctx.ctx,
@@ -28,5 +28,4 @@ async def funding_flow(
             call=flow_ctx.call,
             on_update=row_listeners,
         )
-        await name_workers(flow_ctx.ctx, rows)
-    return await finish(rows, flow_ctx.settings.profile_dir / "reports", "funding")
+        return await finish(flow_ctx.ctx, rows, "funding")

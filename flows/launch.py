@@ -8,12 +8,12 @@ finished launch is reported, not re-run); each step is a task over launchops.
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
 from prefect import flow
 
-from launchops.api.errors import LaunchOpsError
-from launchops.pipeline.runner import run_launch, summary
+from launchops.library import launch_in
+from launchops.results import LaunchResult
 from tasks import validate_step
 from tasks.context import flow_context
 
@@ -25,12 +25,14 @@ async def launch_flow(
     profile: str = "sandbox",
     replace: bool = False,
     profiles_file: str | None = None,
-) -> dict[str, Any]:
-    """Launch the file at `path`, or resume the launch `key` from the journal."""
+) -> LaunchResult:
+    """Launch the file at `path`, or resume the launch `key` from the journal: the
+    library's `launch_in`, each step its Prefect task."""
     async with flow_context(profile, profiles_file) as flow_ctx:
-        if path is not None:
-            key = await validate_step(flow_ctx.name, path, replace)
-        if key is None or await flow_ctx.ctx.journal.get(key) is None:
-            raise LaunchOpsError(f"no launch {key!r} in the journal of profile {profile}")
-        record = await run_launch(flow_ctx.ctx, key, call=flow_ctx.call)
-    return summary(flow_ctx.settings, record)
+
+        async def check(file: Path, replace: bool) -> str:
+            return await validate_step(flow_ctx.name, str(file), replace)
+
+        return await launch_in(
+            flow_ctx.ctx, path, key=key, replace=replace, call=flow_ctx.call, check=check
+        )

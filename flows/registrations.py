@@ -6,19 +6,19 @@ alerts the journal still holds (a Prefect server that was away when they happene
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from prefect import flow
 
 from flows.batch import finish
-from launchops.pipeline.batch import name_workers, retry_registrations
+from launchops.pipeline.batch import retry_registrations
+from launchops.results import BatchResult
 from tasks.context import flow_context, row_listeners
 
 
 @flow(name="registration-retry", log_prints=False)
 async def registrations_flow(
     profile: str = "sandbox", older_than_seconds: float = 300.0, profiles_file: str | None = None
-) -> dict[str, Any]:
+) -> BatchResult:
     async with flow_context(profile, profiles_file) as flow_ctx:
         if flow_ctx.alerts is not None:
             await flow_ctx.alerts.deliver()
@@ -28,5 +28,4 @@ async def registrations_flow(
             call=flow_ctx.call,
             on_update=row_listeners,
         )
-        await name_workers(flow_ctx.ctx, rows)
-    return await finish(rows, flow_ctx.settings.profile_dir / "reports", "registrations")
+        return await finish(flow_ctx.ctx, rows, "registrations")

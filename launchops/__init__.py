@@ -1,8 +1,98 @@
 """launchops: token launches on Solana from YAML files, resumable at every step.
 
-Importing this package stays light: no Prefect, FastAPI or solana-py at import time.
+    import launchops
+
+    result = await launchops.launch("token.yaml", profile="sandbox")
+    print(result.state, result.launch_page, result.mint)
+
+    launchops.launch_sync("token.yaml")                 # blocking, also inside a notebook
+    launchops.batch_sync(["launches/"], concurrency=8)  # many, resumable as a whole
+
+Every run answers a frozen result (`LaunchResult`, `BatchResult`); failures that stop a
+run are `LaunchOpsError`s (`launchops.errors`) with one-line messages. The Prefect flows
+and tasks are `launchops.flows` and `launchops.tasks`. Importing this package stays light:
+no Prefect, FastAPI or solana-py at import time (names load on first use).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+if TYPE_CHECKING:
+    from launchops.errors import LaunchOpsError
+    from launchops.library import (
+        UnknownLaunch,
+        batch,
+        batch_sync,
+        fund_agents,
+        fund_agents_sync,
+        launch,
+        launch_sync,
+        resume,
+        resume_sync,
+        retry_registrations,
+        retry_registrations_sync,
+    )
+    from launchops.results import BatchItem, BatchResult, LaunchResult
+    from launchops.states import LaunchState
+
+_WHERE = {
+    "LaunchOpsError": "launchops.errors",
+    "LaunchState": "launchops.states",
+    "BatchItem": "launchops.results",
+    "BatchResult": "launchops.results",
+    "LaunchResult": "launchops.results",
+    **{
+        name: "launchops.library"
+        for name in (
+            "UnknownLaunch",
+            "batch",
+            "batch_sync",
+            "fund_agents",
+            "fund_agents_sync",
+            "launch",
+            "launch_sync",
+            "resume",
+            "resume_sync",
+            "retry_registrations",
+            "retry_registrations_sync",
+        )
+    },
+}
+
+__all__ = [
+    "BatchItem",
+    "BatchResult",
+    "LaunchOpsError",
+    "LaunchResult",
+    "LaunchState",
+    "UnknownLaunch",
+    "__version__",
+    "batch",
+    "batch_sync",
+    "fund_agents",
+    "fund_agents_sync",
+    "launch",
+    "launch_sync",
+    "resume",
+    "resume_sync",
+    "retry_registrations",
+    "retry_registrations_sync",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported when first used."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'launchops' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

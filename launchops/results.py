@@ -104,51 +104,57 @@ class LaunchResult:
 
 @dataclass(frozen=True)
 class BatchItem:
-    """One file or launch of a batch, as its report shows it."""
+    """One file, launch or transfer of a batch, as its report shows it."""
 
     file: str
     key: str | None
-    state: str  # a launch state, or invalid / failed / elsewhere for what did not run here
+    state: str  # a launch state, or invalid / duplicate / elsewhere for what did not run
     launch_page: str | None = None
     mint: str | None = None
     error: str | None = None
     worker: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "key": self.key,
-            "state": self.state,
-            "launchPage": self.launch_page,
-            "mint": self.mint,
-            "error": self.error,
-            "worker": self.worker,
-        }
+    @classmethod
+    def from_json(cls, row: Mapping[str, Any]) -> BatchItem:
+        return cls(
+            file=str(row.get("file") or ""),
+            key=row.get("key"),
+            state=str(row.get("state")),
+            launch_page=row.get("launchPage", row.get("launch_page")),
+            mint=row.get("mint"),
+            error=row.get("error"),
+            worker=row.get("worker"),
+        )
 
 
 @dataclass(frozen=True)
 class BatchResult:
     """A batch (or a registration retry, a funding run) as a run left it: every item,
-    counts by state, and where its JSON and CSV reports were written."""
+    counts by state, whether all finished (`ok`: registered, confirmed, or left to
+    another worker), and where its JSON and CSV reports were written."""
 
     items: tuple[BatchItem, ...]
     counts: Mapping[str, int]
+    ok: bool
     reports: Mapping[str, Path]
     parts: int = 0  # flow runs of other workers that took a share (Prefect pools)
+    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), repr=False)
 
-    @property
-    def ok(self) -> bool:
-        """Every item finished (registered; a transfer confirmed)."""
-        return set(self.counts) <= {"registered", "confirmed"}
+    @classmethod
+    def from_json(cls, result: Mapping[str, Any]) -> BatchResult:
+        """From the JSON a batch answers (`launchops.pipeline.batch.batch_result`)."""
+        return cls(
+            items=tuple(BatchItem.from_json(row) for row in result.get("launches", [])),
+            counts=MappingProxyType(dict(result.get("counts", {}))),
+            ok=bool(result.get("ok")),
+            reports=MappingProxyType({k: Path(v) for k, v in result.get("reports", {}).items()}),
+            parts=int(result.get("parts") or 0),
+            raw=MappingProxyType(dict(result)),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "counts": dict(self.counts),
-            "ok": self.ok,
-            "items": [item.to_json() for item in self.items],
-            "reports": {kind: str(path) for kind, path in self.reports.items()},
-            "parts": self.parts,
-        }
+        """The result as `--json` prints it (and the JSON report holds)."""
+        return {**self.raw, "parts": self.parts}
 
 
 __all__ = ["BatchItem", "BatchResult", "LaunchResult"]

@@ -25,7 +25,7 @@ from launchops.cli.common import (
 from launchops.cli.display import BatchProgress, print_batch
 
 if TYPE_CHECKING:
-    from launchops.config.profiles import Profile
+    from launchops.results import BatchResult
 
 registrations_app = typer.Typer(
     rich_markup_mode=None,
@@ -73,7 +73,7 @@ def batch(
         board = None if as_json else BatchProgress(len(files))
         update = board.update if board else (lambda row: None)
 
-        async def flow() -> dict[str, Any]:
+        async def flow() -> BatchResult:
             from flows.batch import batch_flow
             from tasks.context import listen_rows
 
@@ -82,18 +82,16 @@ def batch(
             where = str(profiles) if profiles else None
             return await batch_flow(paths, settings.name, concurrency, profiles_file=where)
 
-        async def plain() -> dict[str, Any]:
-            from launchops.pipeline.batch import batch_result, name_workers, run_batch
-            from launchops.pipeline.context import open_context
+        async def plain() -> BatchResult:
+            from launchops import library
 
-            async with open_context(settings) as ctx:
-                rows = await run_batch(ctx, files, concurrency=concurrency, on_update=update)
-                await name_workers(ctx, rows)
-            return batch_result(rows, settings.profile_dir / "reports", "batch")
+            return await library.batch(
+                files, profile=settings, concurrency=concurrency, on_update=update
+            )
 
         with embedded_sandbox(settings), board.live() if board else _nothing():
             result = drive(prefect=not no_prefect, flow=flow, plain=plain)
-    print_batch(result, as_json, "batch")
+    print_batch(result.to_json(), as_json, "batch")
 
 
 @registrations_app.command("retry")
@@ -112,7 +110,7 @@ def registrations_retry(
     with user_errors():
         settings = settings_for(profile, profiles, base_url)
 
-        async def flow() -> dict[str, Any]:
+        async def flow() -> BatchResult:
             from flows.registrations import registrations_flow
 
             where = str(profiles) if profiles else None
@@ -120,21 +118,14 @@ def registrations_retry(
                 settings.name, idle.total_seconds(), profiles_file=where
             )
 
-        async def plain() -> dict[str, Any]:
-            return await _plain_retry(settings, idle)
+        async def plain() -> BatchResult:
+            from launchops import library
+
+            return await library.retry_registrations(profile=settings, older_than=idle)
 
         with embedded_sandbox(settings):
             result = drive(prefect=not no_prefect, flow=flow, plain=plain)
-    print_batch(result, as_json, "registrations")
-
-
-async def _plain_retry(settings: Profile, idle: timedelta) -> dict[str, Any]:
-    from launchops.pipeline.batch import batch_result, name_workers, retry_registrations
-    from launchops.pipeline.context import open_context
-
-    async with open_context(settings) as ctx:
-        rows = await name_workers(ctx, await retry_registrations(ctx, older_than=idle))
-    return batch_result(rows, settings.profile_dir / "reports", "registrations")
+    print_batch(result.to_json(), as_json, "registrations")
 
 
 def _nothing() -> Any:

@@ -31,6 +31,7 @@ from launchops.cli.common import (
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
+    from launchops.results import LaunchResult
 
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Validate, create, sign, simulate; send nothing.")
@@ -182,7 +183,7 @@ def _launch(
     board = StepBoard() if live else None
     listener = board.update if board else (lambda *_: None)
 
-    async def flow() -> dict[str, Any]:
+    async def flow() -> LaunchResult:
         from flows.launch import launch_flow
         from tasks.context import listen
 
@@ -191,33 +192,23 @@ def _launch(
         where = str(profiles) if profiles else None
         return await launch_flow(path, key, settings.name, replace, profiles_file=where)
 
-    async def plain() -> dict[str, Any]:
-        return await _plain(settings, file, key, replace, listener)
+    async def plain() -> LaunchResult:
+        from launchops import library
+
+        if file is not None:
+            return await library.launch(file, profile=settings, replace=replace, progress=listener)
+        assert key is not None
+        return await library.resume(key, profile=settings, progress=listener)
 
     # The sandbox first: a port taken by something else is one line, before any board.
     with embedded_sandbox(settings, listener) as started, board.live() if board else nullcontext():
-        result = drive(prefect=prefect, flow=flow, plain=plain)
+        result = drive(prefect=prefect, flow=flow, plain=plain).to_json()
         if board is not None:
             board.finish(result["finished"])
     if started is not None and result.get("launchPage"):
         # The sandbox stops with this command: say how to serve its chain again.
         result["launchPageServedBy"] = f"launchops sandbox serve --profile {settings.name}"
     return result
-
-
-async def _plain(
-    settings: Profile, file: Path | None, key: str | None, replace: bool, listener: Any
-) -> dict[str, Any]:
-    from launchops.pipeline.context import open_context
-    from launchops.pipeline.runner import run_launch, summary, validate
-
-    async with open_context(settings, progress=listener) as ctx:
-        if file is not None:
-            key = (await validate(ctx, file, replace=replace)).key
-        assert key is not None
-        if await ctx.journal.get(key) is None:
-            raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
-        return summary(settings, await run_launch(ctx, key))
 
 
 async def _dry_run(settings: Profile, file: Path) -> dict[str, Any]:

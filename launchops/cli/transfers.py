@@ -29,6 +29,7 @@ from launchops.cli.service import agents_app
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
     from launchops.journal.records import LaunchRecord
+    from launchops.results import BatchResult
     from launchops.states import Kind
 
 Amount = Annotated[
@@ -161,24 +162,17 @@ def fund_batch(
     with user_errors():
         settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
 
-        async def flow() -> dict[str, Any]:
+        async def flow() -> BatchResult:
             from flows.funding import funding_flow
 
             where = str(profiles) if profiles else None
             return await funding_flow(str(file), settings.name, concurrency, profiles_file=where)
 
-        async def plain() -> dict[str, Any]:
-            return await _plain_funding(settings, file, concurrency)
+        async def plain() -> BatchResult:
+            from launchops import library
+
+            return await library.fund_agents(file, profile=settings, concurrency=concurrency)
 
         with embedded_sandbox(settings):
             result = drive(prefect=not no_prefect, flow=flow, plain=plain)
-    print_batch(result, as_json, "funding")
-
-
-async def _plain_funding(settings: Profile, file: Path, concurrency: int | None) -> dict[str, Any]:
-    from launchops.pipeline.batch import batch_result, name_workers, run_funding
-    from launchops.pipeline.context import open_context
-
-    async with open_context(settings) as ctx:
-        rows = await name_workers(ctx, await run_funding(ctx, file, concurrency=concurrency))
-    return batch_result(rows, settings.profile_dir / "reports", "funding")
+    print_batch(result.to_json(), as_json, "funding")

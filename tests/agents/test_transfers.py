@@ -242,6 +242,6 @@ async def test_the_funding_flow_through_prefect(chain, tmp_path, monkeypatch, pr
         f"transfers:\n  - {{agent: {first['mintAddress']}, amount: '0.2', memo: one}}\n"
         f"  - {{agent: {second['mintAddress']}, amount: '0.3', memo: two, id: second-fund}}\n"
     )
-    result = await funding_flow(path=str(listing), concurrency=2)
+    result = (await funding_flow(path=str(listing), concurrency=2)).to_json()
     assert result["counts"] == {"confirmed": 2}
     assert {row["key"] for row in result["launches"]} >= {"second-fund"}

@@ -226,7 +226,7 @@ async def test_the_prefect_batch_flow_publishes_a_table_artifact(
         if name.startswith("LAUNCHOPS_"):
             monkeypatch.setenv(name, value)
     folder = folder_of(tmp_path, 3, prefix="pf")
-    result = await batch_flow(paths=[str(folder)], concurrency=2)
+    result = (await batch_flow(paths=[str(folder)], concurrency=2)).to_json()
     assert result["counts"] == {"registered": 3}
     async with get_client() as client:
         artifacts = await client.read_artifacts()

@@ -65,7 +65,7 @@ async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
     )
     seen = stats(sandbox)
 
-    assert result["counts"] == {"registered": LAUNCHES}, result["counts"]
+    assert result.counts == {"registered": LAUNCHES}, result.counts
     # Every fault really fired.
     refused = seen["refused"]
     assert refused.get("POST /v1/launches/register", 0) >= FAILING_REGISTERS

@@ -72,5 +72,5 @@ async def test_through_the_prefect_flow_too(sandbox_factory, tmp_path, monkeypat
     result = await asyncio.wait_for(
         batch_flow(paths=[str(folder)], concurrency=LAUNCHES), BOUND_SECONDS
     )
-    assert result["counts"] == {"registered": LAUNCHES}, result
+    assert result.counts == {"registered": LAUNCHES}, result
     _one_each(sandbox)

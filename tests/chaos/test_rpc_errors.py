@@ -69,5 +69,5 @@ async def test_through_the_prefect_flow_too(sandbox_factory, tmp_path, monkeypat
     set_faults(sandbox, rpc_faults=BEHIND)
     result = await asyncio.wait_for(batch_flow(paths=[str(folder)], concurrency=10), BOUND_SECONDS)
     set_faults(sandbox, rpc_faults={})
-    assert result["counts"] == {"registered": LAUNCHES}, result
+    assert result.counts == {"registered": LAUNCHES}, result
     _each_once(sandbox, BEHIND)

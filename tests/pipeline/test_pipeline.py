@@ -277,7 +277,7 @@ async def test_the_prefect_flow_runs_the_same_steps(chain, tmp_path, monkeypatch
         monkeypatch.setenv(name, value)
     path = write_launch(tmp_path, key="by-prefect")
     result = await launch_flow(path=str(path))
-    assert result["state"] == "registered" and result["launchPage"]
+    assert result.state == "registered" and result.launch_page
     again = await launch_flow(key="by-prefect")
     assert again == result
     assert_once(chain)

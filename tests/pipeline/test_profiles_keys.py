@@ -104,11 +104,11 @@ async def test_a_keypair_in_a_prefect_secret_block(
     }.items():
         monkeypatch.setenv(name, value)
     result = await launch_flow(path=str(write_launch(tmp_path, key="secret-block")))
-    assert result["state"] == "registered"
+    assert result.state == "registered"
     import httpx
 
-    token = httpx.get(f"{sandbox.base_url}/tokens/{result['mint']}").json()["data"]
-    assert token["launches"] and result["mint"]
+    token = httpx.get(f"{sandbox.base_url}/tokens/{result.mint}").json()["data"]
+    assert token["launches"] and result.mint
 
 
 def test_the_sandbox_profile_starts_a_sandbox_when_none_runs(tmp_path):

@@ -1,0 +1,248 @@
+"""The library's face: every run of launchops, written once. The command line and the
+Prefect flows call exactly these; a Python user calls them too (`import launchops`).
+
+Each run has two forms: `*_in(ctx, ...)` works in a launch context already open (the
+flows pass their own, with `call` running each step as its Prefect task and `check`
+validating as one), and the plain form opens the profile's context itself (starting the
+embedded sandbox where the profile says so) and closes it after. The `_sync` forms block;
+inside a running event loop (a notebook) they run on a thread of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from launchops.errors import JournalError
+from launchops.results import BatchResult, LaunchResult
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from launchops.config.profiles import Profile
+    from launchops.pipeline.batch import BatchRow
+    from launchops.pipeline.context import LaunchContext, Progress
+    from launchops.pipeline.runner import StepCaller
+
+T = TypeVar("T")
+Check = Callable[[Path, bool], Awaitable[str]]  # validate a file (replace?) -> its key
+RowUpdate = Callable[["BatchRow"], None]
+
+
+class UnknownLaunch(JournalError):
+    """No launch under that key in the profile's journal."""
+
+
+# ── in an open context ──────────────────────────────────────────────────────
+
+
+async def launch_in(
+    ctx: LaunchContext,
+    file: str | Path | None = None,
+    *,
+    key: str | None = None,
+    replace: bool = False,
+    call: StepCaller | None = None,
+    check: Check | None = None,
+) -> LaunchResult:
+    """Validate `file` into the journal (or take the launch `key` from it) and run it to
+    where a run stops: registered, or waiting for a person or the registration retry."""
+    from launchops.pipeline.runner import run_launch, run_step, validate
+
+    if file is not None:
+        path = Path(file)
+        key = (
+            await check(path, replace)
+            if check
+            else (await validate(ctx, path, replace=replace)).key
+        )
+    if key is None or await ctx.journal.get(key) is None:
+        raise UnknownLaunch(f"no launch {key!r} in the journal of profile {ctx.profile.name}")
+    record = await run_launch(ctx, key, call or run_step)
+    return LaunchResult.of(ctx.profile, record)
+
+
+async def batch_outcome(ctx: LaunchContext, rows: list[BatchRow], prefix: str) -> BatchResult:
+    """Name each row's worker, write the JSON and CSV reports, and answer the result."""
+    from launchops.pipeline.batch import batch_result, name_workers
+
+    await name_workers(ctx, rows)
+    return BatchResult.from_json(batch_result(rows, ctx.profile.profile_dir / "reports", prefix))
+
+
+# ── opening the profile's context ───────────────────────────────────────────
+
+
+def profile_of(
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+) -> Profile:
+    """A profile by name (built in, or from `profiles_file`), `base_url` over it."""
+    from launchops.config.profiles import Profile, load_profile
+
+    if isinstance(profile, Profile):
+        return profile if base_url is None else profile.model_copy(update={"base_url": base_url})
+    where = Path(profiles_file) if profiles_file is not None else None
+    return load_profile(profile, profiles_file=where, base_url=base_url)
+
+
+@asynccontextmanager
+async def opened(
+    profile: str | Profile,
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+    progress: Progress | None = None,
+) -> AsyncIterator[LaunchContext]:
+    from launchops.pipeline.context import open_context
+
+    settings = profile_of(profile, profiles_file, base_url)
+    kwargs: dict[str, Any] = {"progress": progress} if progress is not None else {}
+    async with open_context(settings, **kwargs) as ctx:
+        yield ctx
+
+
+async def launch(
+    file: str | Path,
+    *,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+    replace: bool = False,
+    progress: Progress | None = None,
+) -> LaunchResult:
+    """Run one launch file end to end (resumable: run it again to continue it; a finished
+    launch is reported from the journal, never launched twice).
+
+    `progress(key, step, message)` hears each step as it goes."""
+    async with opened(profile, profiles_file, base_url, progress) as ctx:
+        return await launch_in(ctx, file, replace=replace)
+
+
+async def resume(
+    key: str,
+    *,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+    progress: Progress | None = None,
+) -> LaunchResult:
+    """Continue the launch `key` from its journal, at the first unfinished step."""
+    async with opened(profile, profiles_file, base_url, progress) as ctx:
+        return await launch_in(ctx, key=key)
+
+
+async def batch(
+    paths: Sequence[str | Path],
+    *,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+    concurrency: int | None = None,
+    on_update: RowUpdate | None = None,
+) -> BatchResult:
+    """Run many launch files (or folders of them) concurrently; a re-run skips what
+    finished and resumes the rest. `on_update(row)` hears each launch as it changes."""
+    from launchops.config.launchfile import launch_files
+    from launchops.pipeline.batch import run_batch
+
+    files = [file for path in paths for file in launch_files(Path(path))]
+    async with opened(profile, profiles_file, base_url) as ctx:
+        rows = await run_batch(ctx, files, concurrency=concurrency, on_update=on_update)
+        return await batch_outcome(ctx, rows, "batch")
+
+
+async def retry_registrations(
+    *,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+    older_than: timedelta = timedelta(0),
+) -> BatchResult:
+    """Register every launch whose transactions landed but which is not registered (those
+    idle for `older_than` at least): safe beside a running batch, and idempotent."""
+    from launchops.pipeline.batch import retry_registrations as retry
+
+    async with opened(profile, profiles_file, base_url) as ctx:
+        return await batch_outcome(ctx, await retry(ctx, older_than=older_than), "registrations")
+
+
+async def fund_agents(
+    listing: str | Path,
+    *,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+    concurrency: int | None = None,
+) -> BatchResult:
+    """Fund many agents' wallets from a YAML or CSV list (agent, amount, memo[, id]);
+    each transfer checked before it is signed, each paid once across re-runs."""
+    from launchops.pipeline.batch import run_funding
+
+    async with opened(profile, profiles_file, base_url) as ctx:
+        rows = await run_funding(ctx, Path(listing), concurrency=concurrency)
+        return await batch_outcome(ctx, rows, "funding")
+
+
+# ── blocking forms ──────────────────────────────────────────────────────────
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` to its end and answer its result; inside a running event loop (a
+    notebook, an async framework) on a thread of its own, so it never meets that loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="launchops") as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def launch_sync(file: str | Path, **options: Any) -> LaunchResult:
+    """`launch`, blocking (same options)."""
+    return run_sync(launch(file, **options))
+
+
+def resume_sync(key: str, **options: Any) -> LaunchResult:
+    """`resume`, blocking (same options)."""
+    return run_sync(resume(key, **options))
+
+
+def batch_sync(paths: Sequence[str | Path], **options: Any) -> BatchResult:
+    """`batch`, blocking (same options)."""
+    return run_sync(batch(paths, **options))
+
+
+def retry_registrations_sync(**options: Any) -> BatchResult:
+    """`retry_registrations`, blocking (same options)."""
+    return run_sync(retry_registrations(**options))
+
+
+def fund_agents_sync(listing: str | Path, **options: Any) -> BatchResult:
+    """`fund_agents`, blocking (same options)."""
+    return run_sync(fund_agents(listing, **options))
+
+
+__all__ = [
+    "UnknownLaunch",
+    "batch",
+    "batch_outcome",
+    "batch_sync",
+    "fund_agents",
+    "fund_agents_sync",
+    "launch",
+    "launch_in",
+    "launch_sync",
+    "opened",
+    "profile_of",
+    "resume",
+    "resume_sync",
+    "retry_registrations",
+    "retry_registrations_sync",
+    "run_sync",
+]

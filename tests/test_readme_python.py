@@ -1,0 +1,58 @@
+"""The README's Python, run as written: the library example of "Using launchops from
+Python" against the sandbox the sandbox profile starts, then the Prefect flow example
+(a flow of the user's calling launchops' launch flow)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def python_blocks(section: str) -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", body, re.S)
+
+
+def test_the_library_section_runs_as_written(tmp_path):
+    from tests.support.prefect_pool import free_port
+
+    library, own_flow = python_blocks("Using launchops from Python")
+    port = free_port()
+    script = "\n".join(
+        [
+            library,
+            own_flow,
+            "import asyncio",
+            "page = asyncio.run(weekly_launch('configs/launchpool.yaml'))",
+            "assert page == result.launch_page, (page, result)",
+            "print('README OK', result.state, page)",
+        ]
+    )
+    env = {
+        **os.environ,
+        "LAUNCHOPS_HOME": str(tmp_path / "home"),
+        "LAUNCHOPS_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "LAUNCHOPS_RPC_URL": f"http://127.0.0.1:{port}",
+        "LAUNCHOPS_SANDBOX_SLOT_MS": "50",
+        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+    }
+    env.pop("PREFECT_API_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "README OK registered" in done.stdout, done.stdout[-2000:]
