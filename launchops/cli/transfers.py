@@ -23,8 +23,8 @@ from launchops.cli.common import (
     settings_for,
     user_errors,
 )
-from launchops.cli.display import print_batch
 from launchops.cli.service import agents_app
+from launchops.cli.tables import print_batch
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
