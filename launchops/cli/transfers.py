@@ -15,7 +15,6 @@ from launchops.cli.common import (
     ProfileOpt,
     ProfilesFile,
     Yes,
-    console,
     drive,
     embedded_sandbox,
     print_json,
@@ -94,14 +93,9 @@ def _transfer(
     if as_json:
         print_json(result)
     else:
-        lines = [
-            f"{kind} {result['amount']} SOL  agent {result['agent']}",
-            f"state      {result['state']}",
-        ]
-        lines += [f"signature  {signature}" for signature in result["signatures"] or []]
-        if result["error"]:
-            lines.append(f"error      {result['error']}")
-        console().print("\n".join(lines), style=None if result["finished"] else "red")
+        from launchops.cli.panels import print_transfer
+
+        print_transfer(result)
     if not result["finished"]:
         raise typer.Exit(1)
 
