@@ -235,13 +235,9 @@ def _print_dry_run(report: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print_json(report)
         return
-    out = console()
-    accounts = f"mint {report['mint']}, genesis {report['genesisAccount']}"
-    out.print(f"dry run of [bold]{report['key']}[/]: {accounts}")
-    for sim in report["simulations"]:
-        verdict = "[green]would succeed[/]" if sim["err"] is None else f"[yellow]{sim['err']}[/]"
-        out.print(f"  transaction {sim['transaction']}: {verdict}")
-    out.print(f"[dim]{report['note']}; nothing was sent or recorded[/]")
+    from launchops.cli.panels import print_dry_run
+
+    print_dry_run(report)
 
 
 def _finish(

@@ -106,6 +106,36 @@ def print_transfer(result: dict[str, Any]) -> None:
     out.print(grid.table, soft_wrap=False, style=None if result["finished"] else "red")
 
 
+def print_dry_run(report: dict[str, Any]) -> None:
+    """What a dry run found: the accounts create made, and each transaction's simulation;
+    a later transaction that fails where every earlier one would succeed is said to build
+    on them (a dry run sends none, so that alone can fail it)."""
+    out = console()
+    out.print(f"dry run of {report['key']}: nothing was sent or recorded", markup=False)
+    grid = _Grid(max(out.width - LABEL, 20))
+    grid.address("mint", report.get("mint"))
+    grid.address("genesis", report.get("genesisAccount"))
+    clean = True  # every earlier transaction would succeed
+    for sim in report["simulations"]:
+        err, index = sim["err"], sim["transaction"]
+        label = f"transaction {index}"
+        if err is None:
+            grid.add(label, "would succeed")
+            continue
+        text = err if isinstance(err, str) else json.dumps(err)
+        if clean and index > 1:
+            earlier = "transaction 1" if index == 2 else f"transactions 1 to {index - 1}"
+            grid.add(
+                label,
+                f"fails in simulation ({shorten_addresses(text)}), as expected: it builds on "
+                f"{earlier}, which a dry run does not send",
+            )
+        else:
+            grid.add(label, f"would fail: {shorten_addresses(text)}")
+        clean = False
+    out.print(grid.table, soft_wrap=False)
+
+
 class _Grid:
     """Label and value, the value wrapped at words in `room` columns."""
 
@@ -146,4 +176,4 @@ def _detail_lines(detail: Any) -> list[str]:
     return lines
 
 
-__all__ = ["explorer_note", "next_step", "print_launch", "print_transfer"]
+__all__ = ["explorer_note", "next_step", "print_dry_run", "print_launch", "print_transfer"]
