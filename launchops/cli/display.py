@@ -159,6 +159,9 @@ class StepBoard:
         from rich.table import Table
 
         table = Table(show_header=False, box=None)
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(overflow="ellipsis")  # wrapped at words; a longer word ends in …
         if self.note:
             table.add_row("[dim]-[/]", "sandbox", self.note)
         for step in self.steps:

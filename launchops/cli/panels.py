@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from launchops.cli.common import console, short
-from launchops.cli.tables import fit, fit_path, shorten_addresses
+from launchops.cli.tables import fit, shorten_addresses, show_path
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
@@ -19,24 +19,22 @@ LABEL = 12  # the label column, its gap included
 FRAME = 4  # a panel's borders and padding
 
 
-def next_step(result: dict[str, Any], again: str) -> str | None:
-    """What to run (or do) next for a launch left in `result['state']`; `again` is the
-    command that ran it."""
+def next_step(result: dict[str, Any], again: str) -> tuple[str, str] | None:
+    """What to do next for a launch left in `result['state']`, and the command that does
+    it; `again` is the command that ran it."""
     state, key = result["state"], result["key"]
     if result.get("finished"):
         return None
     if state == "register_failed":
-        return (
-            "the service refused the registration (above); once fixed, register every landed "
-            "launch with `launchops registrations retry`"
-        )
+        what = "the service refused the registration; once fixed, register what landed:"
+        return what, "launchops registrations retry"
     if state == "needs_attention":
-        return f"{_landed(result)}; a person decides. What happened: `launchops status {key}`"
+        return f"{_landed(result)}; a person decides. What happened:", f"launchops status {key}"
     if state == "failed":
-        return f"nothing landed: fix what the error says, then run `{again}` again"
+        return "nothing landed: fix what the error says, then run it again:", again
     if result.get("resumable", True):
-        return f"nothing is lost: continue it with `launchops resume {key}`"
-    return f"`launchops status {key}` shows where it stands"
+        return "nothing is lost; continue it with:", f"launchops resume {key}"
+    return "where it stands:", f"launchops status {key}"
 
 
 def _landed(result: dict[str, Any]) -> str:
@@ -80,8 +78,11 @@ def print_launch(result: dict[str, Any], written: Path, settings: Profile, again
     for detail in result.get("errorDetails") or []:
         for line in _detail_lines(detail):
             grid.add("", line)
-    grid.add("next", next_step(result, again))
-    grid.add("result", fit_path(str(written), room))
+    step = next_step(result, again)
+    if step is not None:
+        grid.add("next", step[0])
+        grid.add("", step[1], whole=True)
+    grid.add("result", show_path(written, room))
     ok = result["finished"]
     title = f"{fit(result['key'], out.width - 20)}: " + ("launched" if ok else result["state"])
     style = "green" if ok else "red"
@@ -147,11 +148,12 @@ class _Grid:
         self.table.add_column(no_wrap=True, min_width=LABEL - 1)
         self.table.add_column(overflow="ellipsis", max_width=room)
 
-    def add(self, label: str, value: str | None) -> None:
+    def add(self, label: str, value: str | None, *, whole: bool = False) -> None:
+        """A row; `whole`: on one line (a command), cut with "…" only if it cannot fit."""
         from rich.text import Text
 
         if value:
-            self.table.add_row(label, Text(value, overflow="ellipsis"))
+            self.table.add_row(label, Text(value, overflow="ellipsis", no_wrap=whole))
 
     def address(self, label: str, value: str | None) -> None:
         """An address or signature: whole when it fits, else short."""

@@ -43,6 +43,20 @@ def fit_path(text: str, width: int) -> str:
     return text[: width - len(tail) - 2] + "…/" + tail
 
 
+def show_path(path: object, width: int) -> str:
+    """A path as short as it reads: `~` for the home folder, relative below the working
+    folder, then its middle cut with "…" (the file name kept) if still too long."""
+    import os
+
+    text = str(path)
+    here, home = os.getcwd() + os.sep, os.path.expanduser("~") + os.sep
+    if text.startswith(here):
+        text = text[len(here) :]
+    elif text.startswith(home) and home != os.sep:
+        text = "~" + os.sep + text[len(home) :]
+    return fit_path(text, width)
+
+
 @dataclass
 class Column:
     header: str
@@ -126,9 +140,11 @@ def print_batch(result: dict[str, Any], as_json: bool, what: str) -> None:
         rows = result["launches"]
         listing = _funding(title, rows) if what == "funding" else _launches(title, rows, out.width)
         out.print(listing.render(out.width), soft_wrap=False)
-        reports = result["reports"]
-        out.print(f"reports: {reports['json']}", markup=False, soft_wrap=False, overflow="fold")
-        out.print(f"         {reports['csv']}", markup=False, soft_wrap=False, overflow="fold")
+        for label, path in (
+            ("reports:", result["reports"]["json"]),
+            ("", result["reports"]["csv"]),
+        ):
+            out.print(f"{label:<9}{show_path(path, out.width - 9)}", markup=False)
     if not result["ok"]:
         raise typer.Exit(1)
 
@@ -179,4 +195,5 @@ __all__ = [
     "print_batch",
     "print_listing",
     "shorten_addresses",
+    "show_path",
 ]
