@@ -102,7 +102,8 @@ class Listing:
 
         widths = self.widths(width)
         out: list[Any] = [Text(self.title, style="bold")] if self.title else []
-        out.append(Text(self.line([c.header for c in self.columns], widths), style="dim"))
+        if self.rows:
+            out.append(Text(self.line([c.header for c in self.columns], widths), style="dim"))
         for cells, detail in self.rows:
             out.append(Text(self.line(cells, widths)))
             if detail:
