@@ -29,7 +29,8 @@ def next_step(result: dict[str, Any], again: str) -> tuple[str, str] | None:
         what = "the service refused the registration; once fixed, register what landed:"
         return what, "launchops registrations retry"
     if state == "needs_attention":
-        return f"{_landed(result)}; a person decides. What happened:", f"launchops status {key}"
+        what = f"{_landed(result)}: a person decides what to do with what landed. What happened:"
+        return what, f"launchops status {key}"
     if state == "failed":
         return "nothing landed: fix what the error says, then run it again:", again
     if result.get("resumable", True):
@@ -45,7 +46,7 @@ def _landed(result: dict[str, Any]) -> str:
     total = len(landed) + len(missing)
     return (
         f"{len(landed)} of {total} transactions landed (the mint and genesis account exist) "
-        "and the rest cannot land: nothing will create it again"
+        "and the rest cannot land, so launchops will not create it again"
     )
 
 

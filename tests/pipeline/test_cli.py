@@ -70,7 +70,7 @@ def test_a_launch_that_fails_exits_1_with_the_reason(env, tmp_path):
     assert result.returncode == 1
     assert "register_failed" in result.stdout and "400 Injected failure" in result.stdout
     said = " ".join(result.stdout.replace("│", " ").split())  # the panel's text, unwrapped
-    assert "with `launchops registrations retry`" in said  # what to run next
+    assert "register what landed: launchops registrations retry" in said  # what to run next
     assert "explorer none: the sandbox has no explorer" in said  # why no links
 
 
