@@ -25,7 +25,8 @@ ATTENTION_BODY = (
 
 @dataclass
 class Prepared:
-    """What `prepare` made, changed, or found already there, one line each."""
+    """What `prepare` made, and what it found already there (`kept`, updated to the
+    profile's where it differed), one line each."""
 
     made: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
@@ -98,7 +99,7 @@ async def _limit(client: Any, name: str, limit: int, decay: float | None, done: 
         return
     update = GlobalConcurrencyLimitUpdate(limit=limit, slot_decay_per_second=decay or 0.0)
     await client.update_global_concurrency_limit(name, update)
-    done.made.append(f"{what} (updated to the profile's)")
+    done.kept.append(f"{what} (updated to the profile's)")
 
 
 async def _crash_automation(client: Any, crash_after: float, done: Prepared) -> None:
@@ -137,7 +138,8 @@ async def _attention_automation(client: Any, webhook: str, done: Prepared) -> No
         name="launchops", url=webhook, json_data={"subject": "{{subject}}", "text": "{{body}}"}
     )
     block_id = await block.asave(ATTENTION_BLOCK, overwrite=True)
-    for existing in await client.read_automations_by_name(ATTENTION_AUTOMATION):
+    existed = await client.read_automations_by_name(ATTENTION_AUTOMATION)
+    for existing in existed:
         await client.delete_automation(existing.id)  # re-made: it names the block saved now
     trigger = EventTrigger(
         expect={f"{EVENT_PREFIX}.needs_attention"},
@@ -153,4 +155,5 @@ async def _attention_automation(client: Any, webhook: str, done: Prepared) -> No
     )
     automation = AutomationCore(name=ATTENTION_AUTOMATION, trigger=trigger, actions=[action])
     await client.create_automation(automation)
-    done.made.append(f"automation {ATTENTION_AUTOMATION!r} -> webhook {webhook}")
+    what = f"automation {ATTENTION_AUTOMATION!r} -> webhook {webhook}"
+    (done.kept if existed else done.made).append(what)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from prefect import task
 from prefect.artifacts import acreate_table_artifact
 
@@ -14,6 +12,6 @@ from launchops.pipeline.batch import BatchRow, counts
 async def publish_report(rows: list[BatchRow], key: str, title: str) -> str:
     summary = ", ".join(f"{n} {state}" for state, n in counts(rows).items())
     await acreate_table_artifact(
-        key=key, table=[asdict(row) for row in rows], description=f"{title}: {summary}"
+        key=key, table=[row.as_json() for row in rows], description=f"{title}: {summary}"
     )
     return summary

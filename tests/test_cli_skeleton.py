@@ -111,9 +111,13 @@ def test_tables_fit_80_columns_with_shortened_addresses(service):
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "Research" in line)
     mint, wallet = ex.AGENT_RECORD["mintAddress"], ex.AGENT_RECORD["walletAddress"]
-    assert f"{mint[:6]}…{mint[-6:]}" in row and f"{wallet[:6]}…{wallet[-6:]}" in row
+    assert f"{mint[:6]}…{mint[-6:]}" in row and "Research Agent" in row  # the name whole
     assert mint not in result.output
     assert all(len(line) <= 80 for line in result.output.splitlines())
+    wide = CliRunner(env={"COLUMNS": "120"})  # the wallet (derived from the mint) fits there
+    service.script("GET", "agents", Answer(body=ex.agents_page([ex.AGENT_RECORD])))
+    result = wide.invoke(app, ["agents", "list", "--base-url", service.url])
+    assert f"{wallet[:6]}…{wallet[-6:]}" in result.output
     service.script("GET", f"tokens/{ex.MINT}", Answer(body=ex.TOKEN_RESPONSE))
     token = narrow.invoke(app, ["tokens", "get", ex.MINT, "--base-url", service.url])
     genesis = ex.TOKEN_RESPONSE["data"]["launches"][0]["genesisAddress"]

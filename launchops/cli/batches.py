@@ -22,7 +22,8 @@ from launchops.cli.common import (
     settings_for,
     user_errors,
 )
-from launchops.cli.display import BatchProgress, print_batch
+from launchops.cli.display import BatchProgress
+from launchops.cli.tables import print_batch
 
 if TYPE_CHECKING:
     from launchops.results import BatchResult

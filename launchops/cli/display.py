@@ -159,6 +159,9 @@ class StepBoard:
         from rich.table import Table
 
         table = Table(show_header=False, box=None)
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(overflow="ellipsis")  # wrapped at words; a longer word ends in …
         if self.note:
             table.add_row("[dim]-[/]", "sandbox", self.note)
         for step in self.steps:
@@ -196,42 +199,3 @@ class BatchProgress:
         counted = "  ".join(f"{state}: {n}" for state, n in sorted(tally.items()))
         grid.add_row("", counted or "validating")
         return grid
-
-
-def print_batch(result: dict[str, Any], as_json: bool, what: str) -> None:
-    """A batch's result as a table (or JSON); exit 1 unless every row is `ok` (finished,
-    or another worker's)."""
-    import typer
-    from rich.table import Table
-
-    from launchops.cli.common import console, print_json, short
-
-    if as_json:
-        print_json(result)
-    else:
-        counts = ", ".join(f"{n} {s}" for s, n in result["counts"].items())
-        table = Table(title=f"{what}: {counts}")
-        for column in ("key", "state", "launch page", "mint", "error", "file"):
-            table.add_column(column, overflow="fold", no_wrap=column == "mint")
-        for row in result["launches"]:
-            table.add_row(
-                row["key"] or "-",
-                str(row["state"]),
-                row["launch_page"] or "",
-                short(row["mint"]) if row["mint"] else "",
-                _brief(row["error"]),
-                row["file"],
-            )
-        out = console()
-        out.print(table)
-        out.print(f"reports: {result['reports']['json']}, {result['reports']['csv']}")
-    if not result["ok"]:
-        raise typer.Exit(1)
-
-
-def _brief(error: str | None) -> str:
-    lines = (error or "").splitlines()
-    if not lines:
-        return ""
-    more = len(lines) > 1 or len(lines[0]) > 90
-    return lines[0][:90] + (" ..." if more else "")

@@ -28,6 +28,7 @@ from launchops.cli.common import (
     short,
     user_errors,
 )
+from launchops.cli.tables import shorten_addresses
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
@@ -62,6 +63,8 @@ def validate(
 
     with user_errors():
         settings = settings_for(profile, profiles, base_url)
+        if not target.exists():
+            raise refuse(f"{target}: no such launch file or folder")
         files = launch_files(target)
         if not files:
             raise typer.BadParameter(f"no launch files (*.yaml, *.yml) in {target}")
@@ -127,7 +130,7 @@ def launch(
         if not no_prefect:  # what --no-prefect would refuse, refused before Prefect starts
             _valid_before_prefect(settings, file)
         result = _launch(settings, profiles, file, None, replace, not no_prefect, not as_json)
-    _finish(settings, result, out, as_json)
+    _finish(settings, result, out, as_json, f"launchops launch {file}")
 
 
 def resume(
@@ -146,7 +149,7 @@ def resume(
         if not no_prefect and not run(_read_journal(settings, key))[0]:  # before Prefect starts
             raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
         result = _launch(settings, profiles, None, key, False, not no_prefect, not as_json)
-    _finish(settings, result, out, as_json)
+    _finish(settings, result, out, as_json, f"launchops resume {key}")
 
 
 def _valid_before_prefect(settings: Profile, file: Path) -> None:
@@ -223,49 +226,28 @@ def _print_dry_run(report: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print_json(report)
         return
-    out = console()
-    accounts = f"mint {report['mint']}, genesis {report['genesisAccount']}"
-    out.print(f"dry run of [bold]{report['key']}[/]: {accounts}")
-    for sim in report["simulations"]:
-        verdict = "[green]would succeed[/]" if sim["err"] is None else f"[yellow]{sim['err']}[/]"
-        out.print(f"  transaction {sim['transaction']}: {verdict}")
-    out.print(f"[dim]{report['note']}; nothing was sent or recorded[/]")
+    from launchops.cli.panels import print_dry_run
+
+    print_dry_run(report)
 
 
-def _finish(settings: Profile, result: dict[str, Any], out: Path | None, as_json: bool) -> None:
+def _finish(
+    settings: Profile, result: dict[str, Any], out: Path | None, as_json: bool, again: str
+) -> None:
+    from launchops.cli.panels import explorer_note, print_launch
+
+    explorer = result.get("explorer")
+    if isinstance(explorer, dict) and not any(explorer.get(k) for k in ("mint", "transactions")):
+        explorer.setdefault("note", explorer_note(settings))  # why the links are null
     target = out or settings.profile_dir / "results" / f"{result['key']}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(result, indent=2) + "\n")
     if as_json:
         print_json(result)
     else:
-        _print_result(result, target)
+        print_launch(result, target, settings, again)
     if not result["finished"]:
         raise typer.Exit(1)
-
-
-def _print_result(result: dict[str, Any], written: Path) -> None:
-    from rich.panel import Panel
-
-    lines = [f"state       {result['state']}"]
-    named = (("launch page", "launchPage"), ("mint", "mint"), ("genesis", "genesisAccount"))
-    for label, name in named:
-        if result.get(name):
-            lines.append(f"{label:<11} {result[name]}")
-        if name == "launchPage" and result.get("launchPageServedBy"):
-            lines.append(f"            (open while `{result['launchPageServedBy']}` runs)")
-    explorer = result.get("explorer") or {}
-    if explorer.get("mint"):
-        lines.append(f"explorer    {explorer['mint']}")
-    lines += [f"            {link}" for link in explorer.get("transactions") or []]
-    if result.get("error"):
-        lines.append(f"error       {result['error']}")
-    lines += [f"            {json.dumps(d)}" for d in result.get("errorDetails") or []]
-    lines.append(f"result      {written}")
-    ok = result["finished"]
-    title = f"{result['key']}: " + ("launched" if ok else result["state"])
-    style = "green" if ok else "red"
-    console().print(Panel("\n".join(lines), title=title, border_style=style, expand=False))
 
 
 # ── status and schema ───────────────────────────────────────────────────────
@@ -294,18 +276,27 @@ def status(
             }
         print_json(data)
         return
-    from rich.table import Table
+    _print_status(profile, records, events)
 
-    table = Table(title=f"launches · profile {profile}")
-    for column in ("key", "state", "attempts", "mint", "launch page / error", "updated"):
-        table.add_column(column, overflow="fold", no_wrap=column == "mint")
+
+def _print_status(profile: str, records: list[Any], events: list[Any]) -> None:
+    """One line a launch (its page or error on a line below it), then the events of one."""
+    from rich.text import Text
+
+    from launchops.cli.tables import Column, Listing, print_listing
+
+    columns = [Column("key", shrinks=True), Column("state"), Column("tries", right=True)]
+    columns += [Column("mint"), Column("updated")]
+    listing = Listing(f"launches · profile {profile}", columns)
     for r in records:
-        page = r.registered.link if r.registered else r.last_error or ""
-        updated = r.updated_at.strftime("%Y-%m-%d %H:%M:%S")
-        table.add_row(r.key, str(r.state), str(r.attempt), short(r.mint), page, updated)
-    console().print(table)
+        detail = r.registered.link if r.registered else r.last_error
+        updated = r.updated_at.strftime("%m-%d %H:%M:%S")
+        listing.add([r.key, r.state, r.attempt, short(r.mint), updated], detail)
+    print_listing(listing)
+    out = console()
     for at, step, message in events:
-        console().print(f"  {at:%H:%M:%S} {step:<9} {message}", markup=False)
+        line = f"  {at:%H:%M:%S} {step:<9} {shorten_addresses(message)}"
+        out.print(Text(line, overflow="ellipsis"), soft_wrap=False)
 
 
 async def _read_journal(settings: Profile, key: str | None) -> tuple[list[Any], list[Any]]:

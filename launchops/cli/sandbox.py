@@ -241,14 +241,45 @@ def stats(
     if as_json:
         typer.echo(json.dumps(answer, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
+    _print_stats(answer)
 
-    table = Table(title="sandbox")
-    table.add_column("what")
-    table.add_column("calls", justify="right")
-    for name, count in sorted({**answer["api"], **answer["rpc"]}.items()):
-        table.add_row(name, str(count))
-    console = Console()
-    console.print(table)
-    console.print(f"chain: {answer['chain']}  launches: {answer['launches']}")
+
+def _words(name: str) -> str:
+    """`mintsOnChain` -> `mints on chain`."""
+    return "".join(f" {c.lower()}" if c.isupper() else c for c in name)
+
+
+def _print_stats(answer: dict[str, Any]) -> None:
+    """The stats as a person reads them: calls per endpoint and method (refused ones
+    beside), totals and peaks, the chain and the launches; --json has the raw answer."""
+    from launchops.cli.tables import Column, Listing, print_listing
+
+    refused = answer.get("refused") or {}
+    listing = Listing(
+        "sandbox: calls served",
+        [Column("what", shrinks=True), Column("calls", right=True), Column("refused", right=True)],
+    )
+    for area, label in (("api", "API"), ("rpc", "RPC")):
+        for name, count in sorted((answer.get(area) or {}).items()):
+            listing.add([f"{label}  {name}", count, refused.get(name, "-")])
+    for name, count in sorted(refused.items()):
+        if name not in (answer.get("api") or {}) and name not in (answer.get("rpc") or {}):
+            listing.add([name, 0, count])
+    print_listing(listing)
+    peak = answer.get("peakPerSecond") or {}
+    lines = [
+        f"total     {answer.get('apiTotal', 0)} API calls, {answer.get('rpcTotal', 0)} RPC calls;"
+        f" at most {peak.get('api', 0)} API and {peak.get('rpc', 0)} RPC calls a second"
+    ]
+    shown = {"api", "rpc", "refused", "apiTotal", "rpcTotal", "perSecond", "peakPerSecond"}
+    for name, value in answer.items():
+        if name in shown:
+            continue
+        if isinstance(value, dict):
+            value = ", ".join(f"{_words(k)} {json.dumps(v)}" for k, v in value.items()) or "-"
+        lines.append(f"{_words(name):<9} {value}")
+    from launchops.cli.common import console
+
+    out = console()
+    for line in lines:
+        out.print(line, markup=False, soft_wrap=False)

@@ -190,7 +190,7 @@ def _on_pool(
     for line in prepared.made:
         out.print(f"made     {line}")
     for line in prepared.kept:
-        out.print(f"kept     {line}", style="dim")
+        out.print(f"exists   {line}", style="dim")
     out.print(f"deployed {', '.join(names)} on pool {pool}")
     out.print(
         f"workers: PREFECT_FLOWS_HEARTBEAT_FREQUENCY=30 prefect worker start --pool {pool} "

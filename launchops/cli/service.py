@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -121,33 +122,62 @@ def agents_list(
     if as_json:
         print_json([a.to_json_echo() for a in agents])
         return
-    from rich import box
-    from rich.table import Table
+    _print_agents(agents, footer)
+    if not agents:
+        filtered = any(value not in (None, "latest") for value in filters.values())
+        _empty_hint(profile, profiles, network, filtered or page > 1)
 
-    table = Table(
-        title="Agents",
-        caption=footer,
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        show_edge=False,
-        collapse_padding=True,
-    )
-    table.add_column("name", overflow="fold", min_width=8)
-    for column in ("mint", "wallet", "token"):
-        table.add_column(column, no_wrap=True, min_width=13)
-    for column in ("active", "spotlit", "verified"):  # the dates are in --json
-        table.add_column(column, no_wrap=True)
+
+def _print_agents(agents: list[Any], footer: str) -> None:
+    """One line an agent; below 100 columns without the wallet (in --json and the card)."""
+    from launchops.cli.common import console
+    from launchops.cli.tables import Column, Listing
+
+    out = console()
+    wide = out.width >= 100
+    columns = [Column("name", shrinks=True), Column("mint")]
+    columns += [Column("wallet")] if wide else []
+    columns += [Column(c) for c in ("token", "active", "spotlit", "verified")]  # dates: --json
+    listing = Listing("Agents", columns, caption=footer)
     for a in agents:
-        table.add_row(
-            a.name,
-            short(a.mint_address),
-            short(a.wallet_address),
+        cells = [a.name, short(a.mint_address)]
+        cells += [short(a.wallet_address)] if wide else []
+        cells += [
             short(a.agent_token),
             "yes" if a.is_active else "no",
             "yes" if a.spotlighted_at else "-",
             "yes" if a.verified_at else "-",
-        )
-    console().print(table)
+        ]
+        listing.add(cells)
+    out.print(listing.render(out.width), soft_wrap=False)
+
+
+def _empty_hint(profile: str, profiles: Path | None, network: str | None, filtered: bool) -> None:
+    """On a sandbox, what fills its registry: `sandbox seed`, and `--owner` for agents the
+    profile's key owns (withdraw and agent launches need them)."""
+    from launchops.config.profiles import load_profile
+    from launchops.errors import LaunchOpsError
+
+    try:
+        settings = load_profile(profile, profiles_file=profiles)
+    except LaunchOpsError:
+        return
+    if settings.service != "sandbox" or filtered:
+        return
+    owner = "<your key>"
+    if not settings.keypair.startswith("prefect-secret:"):
+        from launchops.chain.keys import load_keypair
+
+        with contextlib.suppress(LaunchOpsError):
+            owner = str(load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey())
+    where = "" if profile == "sandbox" else f" --profile {profile}"
+    net = network or str(settings.network)
+    where += "" if net == "solana-mainnet" else f" --network {net}"
+    out = console()
+    out.print("no agents on this sandbox yet; add some:", markup=False)
+    out.print(f"  launchops sandbox seed{where}", markup=False)
+    out.print(f"  launchops sandbox seed{where} --owner {owner}", markup=False, soft_wrap=False)
+    out.print("  (--owner: agents this profile's key owns, to try withdraw and agent launches)")
 
 
 @agents_app.command("card")

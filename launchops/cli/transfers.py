@@ -15,7 +15,6 @@ from launchops.cli.common import (
     ProfileOpt,
     ProfilesFile,
     Yes,
-    console,
     drive,
     embedded_sandbox,
     print_json,
@@ -23,8 +22,8 @@ from launchops.cli.common import (
     settings_for,
     user_errors,
 )
-from launchops.cli.display import print_batch
 from launchops.cli.service import agents_app
+from launchops.cli.tables import print_batch
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
@@ -95,14 +94,9 @@ def _transfer(
     if as_json:
         print_json(result)
     else:
-        lines = [
-            f"{kind} {result['amount']} SOL  agent {result['agent']}",
-            f"state      {result['state']}",
-        ]
-        lines += [f"signature  {signature}" for signature in result["signatures"] or []]
-        if result["error"]:
-            lines.append(f"error      {result['error']}")
-        console().print("\n".join(lines), style=None if result["finished"] else "red")
+        from launchops.cli.panels import print_transfer
+
+        print_transfer(result)
     if not result["finished"]:
         raise typer.Exit(1)
 

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -123,6 +123,14 @@ class LaunchFile(StrictModel):
         if isinstance(data, dict) and "bondingCurve" in data and data["bondingCurve"] is None:
             return {**data, "bondingCurve": {}}
         return data
+
+    @field_validator("schedule", mode="before")
+    @classmethod
+    def _schedule_time(cls, value: Any) -> Any:
+        """An unquoted ISO time (YAML reads it as a timestamp) as the text it was."""
+        if isinstance(value, date):
+            return value.isoformat().replace("+00:00", "Z")
+        return value
 
     @field_validator("schedule")
     @classmethod

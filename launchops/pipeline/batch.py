@@ -31,6 +31,9 @@ Update = Callable[["BatchRow"], None]
 log = logging.getLogger(__name__)
 
 
+_CAMEL = {"launch_page": "launchPage"}
+
+
 class RowStatus(StrEnum):
     """Where a batch row stands when it is not (or not yet) a launch's state."""
 
@@ -53,6 +56,14 @@ class BatchRow:
     error: str | None = None
     ok: bool = False  # finished (registered, a transfer confirmed), or another worker's
     worker: str | None = None  # who worked it last (the journal's lease events)
+    agent: str | None = None  # a transfer's agent
+    amount: str | None = None  # a transfer's SOL
+    signature: str | None = None  # a transfer's (last) signature
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as every report and JSON output names it: camelCase, as the result JSON
+        and the service do."""
+        return {_CAMEL.get(name, name): value for name, value in asdict(self).items()}
 
     @property
     def done(self) -> bool:
@@ -261,6 +272,9 @@ async def _fill(
         return
     row.mint = record.mint
     row.launch_page = record.registered.link if record.registered else None
+    if record.kind is not Kind.LAUNCH:
+        row.agent, row.amount = str(record.order.agent), str(record.order.amount)
+        row.signature = record.signatures[-1] if record.signatures else None
     if done(record.state, record.kind):
         row.state, row.error, row.ok = record.state, None, True
     elif held:
@@ -322,10 +336,10 @@ def write_reports(rows: list[BatchRow], folder: Path, name: str) -> tuple[Path, 
     """`<name>.json` and `<name>.csv` in `folder`: key, state, page, mint, error per launch."""
     folder.mkdir(parents=True, exist_ok=True)
     as_json, as_csv = folder / f"{name}.json", folder / f"{name}.csv"
-    records = [asdict(row) for row in rows]
+    records = [row.as_json() for row in rows]
     as_json.write_text(json.dumps({"counts": counts(rows), "launches": records}, indent=2) + "\n")
     with as_csv.open("w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=list(BatchRow.__dataclass_fields__))
+        writer = csv.DictWriter(file, fieldnames=list(BatchRow(file="").as_json()))
         writer.writeheader()
         writer.writerows(records)
     return as_json, as_csv
@@ -350,7 +364,7 @@ def batch_result(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, A
     return {
         "ok": all(row.ok for row in rows),
         "counts": counts(rows),
-        "launches": [asdict(row) for row in rows],
+        "launches": [row.as_json() for row in rows],
         "reports": {"json": str(as_json), "csv": str(as_csv)},
     }
 

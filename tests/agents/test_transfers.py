@@ -217,6 +217,9 @@ def test_funding_list_and_cli(chain, tmp_path):
     assert result.returncode == 1, result.stderr[-1500:]
     report = json.loads(result.stdout)
     assert report["counts"] == {"confirmed": 2, "failed": 1}
+    paid = [row for row in report["launches"] if row["state"] == "confirmed"]
+    assert all(row["agent"] and row["amount"] and row["signature"] for row in paid)
+    assert all("launchPage" in row and "launch_page" not in row for row in report["launches"])
     again = json.loads(run("agents", "fund-batch", str(listing), "--no-prefect", "--json").stdout)
     assert again["counts"] == {"confirmed": 2, "failed": 1}
     assert stats(chain)["rpc"]["sendTransaction"] == 2  # re-running paid nobody twice

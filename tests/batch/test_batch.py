@@ -80,9 +80,10 @@ def test_the_cli_batch_reports_and_a_killed_batch_resumes(sandbox_factory, tmp_p
     assert counts["registered"] == 8 and counts["mintsOnChain"] == 8
     report = json.loads(Path(result["reports"]["json"]).read_text())
     assert len(report["launches"]) == 8
+    assert all(row["launchPage"] for row in report["launches"] + result["launches"])
     assert (
         Path(result["reports"]["csv"]).read_text().splitlines()[0]
-        == "file,key,state,launch_page,mint,error,ok,worker"
+        == "file,key,state,launchPage,mint,error,ok,worker,agent,amount,signature"
     )
 
 

@@ -10,7 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from launchops.cli import app
-from tests.support.pipeline import launch_document
+from tests.support.pipeline import dump_yaml, launch_document
 
 
 def test_deploy_registers_scheduled_deployments(tmp_path, monkeypatch, prefect_server):
@@ -75,3 +75,31 @@ def test_a_bad_schedule_names_the_file_and_line(tmp_path, bad):
         load_launch_file(path, wallet=Keypair().pubkey())
     [problem] = caught.value.file_problems
     assert problem.field == "schedule" and problem.line and "cron expression" in problem.message
+
+
+def test_an_unquoted_schedule_time_is_taken(tmp_path):
+    """YAML reads an unquoted ISO time as a timestamp: taken as the text it was."""
+    from solders.keypair import Keypair
+
+    from launchops.config.launchfile import load_launch_file
+
+    document = launch_document(key="unquoted-schedule")
+    path = tmp_path / "once.yaml"
+    path.write_text(dump_yaml(document) + "schedule: 2027-06-01T15:00:00Z\n")
+    assert load_launch_file(path, wallet=Keypair().pubkey()).schedule == "2027-06-01T15:00:00Z"
+
+
+def test_a_second_deploy_says_what_exists(tmp_path, monkeypatch, prefect_server):
+    """What a second `deploy --pool` finds is `kept` (printed "exists"), never "made"."""
+    from flows.pool import prepare
+    from launchops.config.profiles import load_profile
+
+    monkeypatch.setenv("LAUNCHOPS_HOME", str(tmp_path / "home"))
+    settings = load_profile("sandbox")
+    hook = "https://hooks.example.com/launchops"
+    first = asyncio.run(prepare("launchops-again", settings, notify_webhook=hook))
+    again = asyncio.run(prepare("launchops-again", settings, notify_webhook=hook))
+    assert sum("automation" in line for line in first.made + first.kept) == 2, first
+    assert any("work pool" in line for line in first.made), first
+    assert again.made == [], again
+    assert sum("automation" in line for line in again.kept) == 2, again

@@ -69,6 +69,9 @@ def test_a_launch_that_fails_exits_1_with_the_reason(env, tmp_path):
     result = run(environment, "launch", str(write_launch(tmp_path, key="cli-400")), "--no-prefect")
     assert result.returncode == 1
     assert "register_failed" in result.stdout and "400 Injected failure" in result.stdout
+    said = " ".join(result.stdout.replace("│", " ").split())  # the panel's text, unwrapped
+    assert "register what landed: launchops registrations retry" in said  # what to run next
+    assert "explorer none: the sandbox has no explorer" in said  # why no links
 
 
 def test_mainnet_refuses_to_send_without_yes(env, tmp_path):
@@ -88,6 +91,11 @@ def test_dry_run_simulates_and_keeps_nothing(env, tmp_path):
     assert report["simulations"][0]["err"] is None and len(report["simulations"]) == 2
     assert stats(sandbox)["rpc"].get("sendTransaction", 0) == 0
     assert json.loads(run(environment, "status", "--json").stdout) == []
+    said = run(environment, "launch", str(tmp_path / "launch.yaml"), "--dry-run").stdout
+    said = " ".join(said.split())
+    assert "transaction 1 would succeed" in said, said
+    assert "it builds on transaction 1, which a dry run does not send" in said, said
+    assert "Fieldless" not in said and "InstructionError" not in said
 
 
 def test_unknown_resume_key_and_missing_file(env, tmp_path):
@@ -96,6 +104,8 @@ def test_unknown_resume_key_and_missing_file(env, tmp_path):
     assert missing.returncode == 2 and "no launch 'nope'" in missing.stderr
     no_file = run(environment, "launch", str(tmp_path / "absent.yaml"), "--no-prefect")
     assert no_file.returncode == 2 and "no such launch file" in no_file.stderr
+    not_there = run(environment, "validate", str(tmp_path / "absent.yaml"))
+    assert not_there.returncode == 2 and "no such launch file" in not_there.stderr
 
 
 def test_launch_through_prefect(env, tmp_path, prefect_server):

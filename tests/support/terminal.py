@@ -40,10 +40,11 @@ class Terminal:
             check=True,
         )
 
-    def screen(self) -> str:
-        """Everything the terminal shows and has scrolled past."""
+    def screen(self, joined: bool = False) -> str:
+        """Everything the terminal shows and has scrolled past; `joined`: each line the
+        terminal wrapped as one (tmux -J), so it differs only where a line was too wide."""
         return subprocess.run(
-            ["tmux", "capture-pane", "-t", self.name, "-p", "-S", "-"],
+            ["tmux", "capture-pane", "-t", self.name, "-p", "-S", "-", *(["-J"] if joined else [])],
             capture_output=True,
             text=True,
             check=True,
