@@ -106,6 +106,7 @@ class Submission:
         skip, last_send, first_send = profile.skip_preflight, 0.0, time.monotonic()
         while True:
             if time.monotonic() - last_send >= profile.rebroadcast_seconds:
+                await ctx.check_lease(self.key)  # a lost lease sends nothing more
                 try:
                     await ctx.rpc.send(self.signed[index], skip_preflight=skip)
                 except TransactionRejected as exc:
