@@ -1,0 +1,126 @@
+"""Several `launchops batch` workers on one PostgreSQL journal, every answer slower than
+the lease, workers arriving mid-step, and the first holder stopped (SIGSTOP, as a stalled
+process) long enough for its leases to lapse and be taken: every launch ends registered
+once, one mint each, no report shows a failure, a launch for a person or database text.
+
+The creates are counted and printed (`-s`): one a launch, plus each create whose answer
+its maker could no longer journal (its lease was taken meanwhile: never signed, it cannot
+land). `LAUNCHOPS_FENCE_WORKERS=20` adds a run with that many workers (by hand)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.pipeline import profile_env, set_faults, stats, write_launch
+
+LEASE_SECONDS = 2
+LATENCY_MS = 2500  # added to every API and RPC answer: slower than the lease
+LAUNCHES = 6
+PAUSE = 3 * LEASE_SECONDS  # the first holder stopped: its leases lapse, others take them
+SQL_TEXT = re.compile(
+    r"IntegrityError|UniqueViolation|duplicate key|psycopg|sqlalchemy|sqlite3|"
+    r"\b(SELECT|INSERT|UPDATE|DELETE)\b"
+)
+BY_HAND = os.environ.get("LAUNCHOPS_FENCE_WORKERS")
+# When the first holder stops: its creates asked (every launch recorded, no answer yet), or
+# a create answered (its launch signing or sending, the others' answers arriving).
+RUNS = [(2, "creating"), (5, "sending")] + ([(int(BY_HAND), "creating")] if BY_HAND else [])
+STOP_AT = {
+    "creating": lambda found: len(found) == LAUNCHES and set(found.values()) == {"validated"},
+    "sending": lambda found: bool(set(found.values()) - {"validated"}),
+}
+
+
+def states(postgres_url: str) -> dict[str, str]:
+    import psycopg
+
+    with psycopg.connect(postgres_url) as db:
+        try:
+            return dict(db.execute("select key, state from launches").fetchall())
+        except psycopg.errors.UndefinedTable:
+            return {}
+
+
+def start_worker(env: dict[str, str], folder: Path, log: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "launchops.cli", "batch", str(folder), "--no-prefect", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=log.open("w"),
+        text=True,
+        env=env,
+    )
+
+
+def wait_until(check, timeout: float, log: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, log.read_text()[-3000:]
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize(("workers", "moment"), RUNS)
+def test_workers_slower_than_the_lease_launch_each_once(
+    sandbox_factory, tmp_path, postgres_url, workers, moment
+):
+    sandbox = sandbox_factory(slot_ms=400)  # a blockhash lives 60 s: no expiry mid-test
+    folder = tmp_path / "launches"
+    for index in range(LAUNCHES):
+        write_launch(folder, f"f-{index:02d}.yaml", key=f"f-{index:02d}")
+    env = profile_env(
+        sandbox,
+        tmp_path / "home",
+        LAUNCHOPS_JOURNAL_URL=postgres_url,
+        LAUNCHOPS_CONCURRENCY=str(LAUNCHES),
+        LAUNCHOPS_LEASE_SECONDS=str(LEASE_SECONDS),
+    )
+    set_faults(sandbox, latency_ms=LATENCY_MS)
+    started = time.monotonic()
+    first = start_worker(env, folder, tmp_path / "worker-0.log")
+    procs = [first]
+    try:
+        log = tmp_path / "worker-0.log"
+        wait_until(lambda: STOP_AT[moment](states(postgres_url)), 120, log)
+        first.send_signal(signal.SIGSTOP)
+        stopped = time.monotonic()
+        # The others arrive over twice the pause: while it is stopped, and mid-step after.
+        gap = 2 * PAUSE / max(1, workers - 1)
+        plan = sorted([(PAUSE, 0)] + [((i - 1) * gap, i) for i in range(1, workers)])
+        for at, index in plan:
+            time.sleep(max(0.0, stopped + at - time.monotonic()))
+            if index == 0:
+                first.send_signal(signal.SIGCONT)
+            else:
+                procs.append(start_worker(env, folder, tmp_path / f"worker-{index}.log"))
+        outputs = [proc.communicate(timeout=240)[0] for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.kill()
+    took = time.monotonic() - started
+    logs = [(tmp_path / f"worker-{i}.log").read_text() for i in range(workers)]
+    for proc, out, log in zip(procs, outputs, logs, strict=True):
+        assert proc.returncode == 0 and out.strip().startswith("{"), (out[-3000:], log[-3000:])
+        assert not SQL_TEXT.search(out), out
+    reports = [json.loads(out) for out in outputs]
+    rows = [row for report in reports for row in report["launches"]]
+    assert {row["state"] for row in rows} <= {"registered", "elsewhere"}, rows
+    taken = [row for row in rows if "taken over" in (row["error"] or "")]
+    counts = stats(sandbox)["launches"]
+    print(
+        f"\n{workers} workers ({moment}), {LAUNCHES} launches, lease {LEASE_SECONDS} s, answers "
+        f"{LATENCY_MS} ms, first holder stopped {PAUSE} s: creates {counts['created']}, "
+        f"mints {counts['mintsOnChain']}, registered {counts['registered']}; "
+        f"{len(taken)} rows taken over from their holder; {took:.0f} s"
+    )
+    assert counts["mintsOnChain"] == counts["registered"] == LAUNCHES, counts
+    assert states(postgres_url) == {f"f-{i:02d}": "registered" for i in range(LAUNCHES)}
