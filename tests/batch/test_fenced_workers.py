@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -40,12 +41,14 @@ STOP_AT = {
 }
 
 
-def states(postgres_url: str) -> dict[str, str]:
+def states(postgres_url: str, prefix: str) -> dict[str, str]:
+    """The batch's launches in the journal (the database is shared by the session)."""
     import psycopg
 
     with psycopg.connect(postgres_url) as db:
         try:
-            return dict(db.execute("select key, state from launches").fetchall())
+            query = "select key, state from launches where key like %s"
+            return dict(db.execute(query, (f"{prefix}%",)).fetchall())
         except psycopg.errors.UndefinedTable:
             return {}
 
@@ -72,9 +75,10 @@ def test_workers_slower_than_the_lease_launch_each_once(
     sandbox_factory, tmp_path, postgres_url, workers, moment
 ):
     sandbox = sandbox_factory(slot_ms=400)  # a blockhash lives 60 s: no expiry mid-test
-    folder = tmp_path / "launches"
-    for index in range(LAUNCHES):
-        write_launch(folder, f"f-{index:02d}.yaml", key=f"f-{index:02d}")
+    folder, prefix = tmp_path / "launches", f"f{workers}{moment[0]}{uuid.uuid4().hex[:6]}-"
+    keys = [f"{prefix}{index:02d}" for index in range(LAUNCHES)]
+    for key in keys:
+        write_launch(folder, f"{key}.yaml", key=key)
     env = profile_env(
         sandbox,
         tmp_path / "home",
@@ -88,7 +92,7 @@ def test_workers_slower_than_the_lease_launch_each_once(
     procs = [first]
     try:
         log = tmp_path / "worker-0.log"
-        wait_until(lambda: STOP_AT[moment](states(postgres_url)), 120, log)
+        wait_until(lambda: STOP_AT[moment](states(postgres_url, prefix)), 120, log)
         first.send_signal(signal.SIGSTOP)
         stopped = time.monotonic()
         # The others arrive over twice the pause: while it is stopped, and mid-step after.
@@ -123,4 +127,4 @@ def test_workers_slower_than_the_lease_launch_each_once(
         f"{len(taken)} rows taken over from their holder; {took:.0f} s"
     )
     assert counts["mintsOnChain"] == counts["registered"] == LAUNCHES, counts
-    assert states(postgres_url) == {f"f-{i:02d}": "registered" for i in range(LAUNCHES)}
+    assert states(postgres_url, prefix) == dict.fromkeys(keys, "registered")
