@@ -31,7 +31,7 @@ from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.profiles import Profile
 from launchops.config.secrets import LaunchSecrets
-from launchops.errors import JournalUnavailable, LeaseHeld, LeaseLost, SandboxPortTaken
+from launchops.errors import JournalError, LeaseHeld, LeaseLost, SandboxPortTaken
 from launchops.journal.records import LaunchRecord, Lease
 from launchops.journal.store import Journal
 
@@ -147,7 +147,7 @@ class LaunchContext:
                 await self._renew_now(lease)
             except LeaseLost:
                 return
-            except JournalUnavailable:
+            except JournalError:  # its database did not answer, say
                 continue  # again at the next tick; a fenced write decides meanwhile
 
     async def _renew_now(self, lease: Lease) -> None:
