@@ -33,13 +33,14 @@ SQL_TEXT = re.compile(
     r"IntegrityError|UniqueViolation|duplicate key|psycopg|sqlalchemy|sqlite3|"
     r"\b(SELECT|INSERT|UPDATE|DELETE)\b"
 )
-# When the first holder stops: its creates asked (every launch recorded, no answer yet), or
-# a create answered (its launch signing or sending, the others' answers arriving); or it
-# never stops ("none": the others arrive mid-step, from when a create was answered).
+# When the first holder stops: as soon as every launch is recorded (its creates asked, the
+# answers 2.5 s away), or once a create was answered (its launch signing or sending, the
+# others' answers arriving); or never ("none": the others arrive mid-step all the same).
+# Both moments, once reached, stay reached: the poll cannot miss them.
 BY_HAND_STOP = os.environ.get("LAUNCHOPS_FENCE_STOP", "creating")
 RUNS = [(2, "creating"), (5, "sending")] + ([(int(BY_HAND), BY_HAND_STOP)] if BY_HAND else [])
 STOP_AT = {
-    "creating": lambda found: len(found) == LAUNCHES and set(found.values()) == {"validated"},
+    "creating": lambda found: len(found) == LAUNCHES,
     "sending": lambda found: bool(set(found.values()) - {"validated"}),
 }
 STOP_AT["none"] = STOP_AT["sending"]
