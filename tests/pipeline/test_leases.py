@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from launchops.errors import JournalUnavailable
+from launchops.errors import JournalUnavailable, LeaseLost
 from launchops.pipeline import context as context_module
 from launchops.pipeline.batch import RowStatus, run_batch
 from launchops.pipeline.runner import run_launch, run_step, validate
@@ -89,3 +89,26 @@ async def test_a_journal_that_fails_to_open_stops_the_sandbox(tmp_path, monkeypa
         async with context_module.open_context(profile):
             pass
     assert stopped == [True]
+
+
+async def test_a_step_task_treats_a_lost_lease_as_a_quiet_stop(sandbox_factory, tmp_path):
+    """The Prefect create task of a launch taken over meanwhile completes without an error
+    (nothing created is kept); the runner, renewing next, finds the lease gone."""
+    from tasks.context import forget, register
+    from tasks.create import create_step
+
+    sandbox = sandbox_factory()
+    path = write_launch(tmp_path / "launches", key="quiet")
+    async with context_for(sandbox, tmp_path) as a, context_for(sandbox, tmp_path) as b:
+        key = (await validate(a, path)).key
+        assert await a.acquire(key)
+        assert await b.journal.take_over(key, a.owner, b.owner, 60, "b") is not None
+        name = register(a)
+        try:
+            assert await create_step.fn(name, key) is None  # the task body: no failure
+        finally:
+            forget(name)
+        assert (await a.journal.get(key)).state == "validated"
+        with pytest.raises(LeaseLost):
+            await a.renew(key)
+        await a.release(key)
