@@ -75,6 +75,42 @@ def wait_until(check, timeout: float, log: Path) -> None:
         time.sleep(0.1)
 
 
+def run_workers(
+    env: dict[str, str],
+    folder: Path,
+    logs: Path,
+    workers: int,
+    moment: str,
+    prefix: str,
+    postgres_url: str,
+) -> tuple[list[subprocess.Popen[str]], list[str]]:
+    """The first worker, stopped at `moment` for PAUSE s; the others arriving over twice
+    the pause (while it is stopped, and mid-step after); each one's stdout."""
+    first_log = logs / "worker-0.log"
+    first = start_worker(env, folder, first_log)
+    procs = [first]
+    try:
+        wait_until(lambda: STOP_AT[moment](states(postgres_url, prefix)), 120, first_log)
+        if moment != "none":
+            first.send_signal(signal.SIGSTOP)
+        stopped = time.monotonic()
+        gap = 2 * PAUSE / max(1, workers - 1)
+        plan = sorted([(PAUSE, 0)] + [((i - 1) * gap, i) for i in range(1, workers)])
+        for at, index in plan:
+            time.sleep(max(0.0, stopped + at - time.monotonic()))
+            if index == 0:
+                first.send_signal(signal.SIGCONT)
+            else:
+                procs.append(start_worker(env, folder, logs / f"worker-{index}.log"))
+        patience = 240 * max(1.0, LATENCY_MS / 2500)
+        return procs, [proc.communicate(timeout=patience)[0] for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.kill()
+
+
 @pytest.mark.parametrize(("workers", "moment"), RUNS)
 def test_workers_slower_than_the_lease_launch_each_once(
     sandbox_factory, tmp_path, postgres_url, workers, moment
@@ -94,30 +130,7 @@ def test_workers_slower_than_the_lease_launch_each_once(
     )
     set_faults(sandbox, latency_ms=LATENCY_MS)
     started = time.monotonic()
-    first = start_worker(env, folder, tmp_path / "worker-0.log")
-    procs = [first]
-    try:
-        log = tmp_path / "worker-0.log"
-        wait_until(lambda: STOP_AT[moment](states(postgres_url, prefix)), 120, log)
-        if moment != "none":
-            first.send_signal(signal.SIGSTOP)
-        stopped = time.monotonic()
-        # The others arrive over twice the pause: while it is stopped, and mid-step after.
-        gap = 2 * PAUSE / max(1, workers - 1)
-        plan = sorted([(PAUSE, 0)] + [((i - 1) * gap, i) for i in range(1, workers)])
-        for at, index in plan:
-            time.sleep(max(0.0, stopped + at - time.monotonic()))
-            if index == 0:
-                first.send_signal(signal.SIGCONT)
-            else:
-                procs.append(start_worker(env, folder, tmp_path / f"worker-{index}.log"))
-        patience = 240 * max(1.0, LATENCY_MS / 2500)
-        outputs = [proc.communicate(timeout=patience)[0] for proc in procs]
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGCONT)
-                proc.kill()
+    procs, outputs = run_workers(env, folder, tmp_path, workers, moment, prefix, postgres_url)
     took = time.monotonic() - started
     logs = [(tmp_path / f"worker-{i}.log").read_text() for i in range(workers)]
     for proc, out, log in zip(procs, outputs, logs, strict=True):
