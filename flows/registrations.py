@@ -1,6 +1,7 @@
 """Registration retry: register every launch whose transactions landed but which is not
 registered (the service failed, the worker crashed, or it never got there). Idempotent,
-and safe while a batch runs; deploy it on a schedule to mop up."""
+and safe while a batch runs; deploy it on a schedule to mop up. It first sends the
+alerts the journal still holds (a Prefect server that was away when they happened)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ async def registrations_flow(
     profile: str = "sandbox", older_than_seconds: float = 300.0, profiles_file: str | None = None
 ) -> dict[str, Any]:
     async with flow_context(profile, profiles_file) as flow_ctx:
+        if flow_ctx.alerts is not None:
+            await flow_ctx.alerts.deliver()
         rows = await retry_registrations(
             flow_ctx.ctx,
             older_than=timedelta(seconds=older_than_seconds),

@@ -14,7 +14,10 @@
     │       ├── ServerError ............. 5xx                                                   [t]
     │       └── UnexpectedResponseError . any other status, or a body that is not the contract
     ├── ChainError .................. the chain or its RPC failed or refused
-    │   ├── RpcUnavailable .......... no useful RPC answer: 429, 5xx, connection, timeout     [t]
+    │   ├── RpcUnavailable .......... no useful RPC answer: 429, 5xx, connection, timeout,   [t]
+    │   │                             a lagging or unhealthy node (-32005, -32016, ...), a
+    │   │                             malformed body (launchops.chain.answers maps them all)
+    │   ├── RpcRefused .............. the node refused the call itself (invalid params, ...)
     │   ├── TransactionRejected ..... the node refused a transaction (preflight, signature)
     │   ├── WrongCluster ............ the RPC serves another cluster than the profile's
     │   │                             network: refused before anything is created or sent
@@ -70,6 +73,7 @@ __all__ = [
     "RateLimitedError",
     "RequestTimeoutError",
     "RpcError",
+    "RpcRefused",
     "RpcUnavailable",
     "SandboxPortTaken",
     "SandboxRefusal",
@@ -229,17 +233,35 @@ class ChainError(LaunchOpsError):
 
 
 class RpcUnavailable(ChainError):
-    """The RPC did not answer usefully (429, 5xx, connection, timeout)."""
+    """The RPC did not answer usefully: 429, 5xx, connection, timeout, a node behind or
+    unhealthy, an answer that is not JSON-RPC. `code` is the JSON-RPC code, if one came."""
 
     transient = True
+
+    def __init__(
+        self, message: str, *, code: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.retry_after = retry_after
+
+
+class RpcRefused(ChainError):
+    """The node refused the call itself (invalid request or params, unsupported method or
+    version, a body too large): asking the same again cannot help."""
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class TransactionRejected(ChainError):
     """The node refused a transaction (preflight failure, bad signature, ...)."""
 
-    def __init__(self, message: str, err: Any = None) -> None:
+    def __init__(self, message: str, err: Any = None, *, code: int | None = None) -> None:
         super().__init__(message)
         self.err = err
+        self.code = code
 
     @property
     def blockhash_not_found(self) -> bool:

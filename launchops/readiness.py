@@ -7,6 +7,8 @@ named by its address only.
 
 from __future__ import annotations
 
+import asyncio
+import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,6 +21,7 @@ from launchops.retries import RetryPolicy
 if TYPE_CHECKING:
     from launchops.chain.rpc import ChainRpc
     from launchops.config.profiles import Profile
+    from launchops.exposure import Exposure
 
 ONCE = RetryPolicy(attempts=1)  # a check reports what it finds; it does not insist
 SANDBOX_HINT = "start it: launchops sandbox serve (a launch starts one in-process)"
@@ -26,7 +29,7 @@ SANDBOX_HINT = "start it: launchops sandbox serve (a launch starts one in-proces
 
 @dataclass(frozen=True)
 class Finding:
-    check: str  # service, cluster, key, journal
+    check: str  # service, cluster, key, journal, prefect
     ok: bool
     detail: str  # what was found, or what to fix
 
@@ -59,22 +62,60 @@ async def check_cluster(profile: Profile, rpc: ChainRpc) -> Finding:
         hint = "check rpc_url" if profile.service == "public" else SANDBOX_HINT
         return Finding("cluster", False, f"cannot reach the RPC: {exc}; {hint}")
     if profile.service == "sandbox":
-        return Finding("cluster", True, f"{profile.rpc_url} is the sandbox's chain")
+        return await check_same_chain(profile, rpc)
     problem = mismatch(profile, served)
     if problem is not None:
         return Finding("cluster", False, problem.replace(": nothing was sent.", ":"))
     return Finding("cluster", True, f"{profile.rpc_url} serves {describe(served)}")
 
 
+async def check_same_chain(profile: Profile, rpc: ChainRpc) -> Finding:
+    """Whether the RPC is the chain the sandbox service builds on: the node identity the
+    service announces is the one the RPC answers (two sandboxes are two chains)."""
+    from launchops.config.announced import sandbox_info
+
+    info = await asyncio.to_thread(sandbox_info, profile.base_url, profile.timeout_seconds)
+    if info is None:
+        return Finding(
+            "cluster",
+            False,
+            f"cannot tell whether {profile.rpc_url} is the chain of the service at "
+            f"{profile.base_url}: it does not answer GET /_sandbox/info; check base_url",
+        )
+    try:
+        answer, _ = await rpc.call("getIdentity", [], retry=False)
+        identity = answer.get("identity") if isinstance(answer, dict) else None
+    except ChainError as exc:
+        return Finding("cluster", False, f"{profile.rpc_url} does not say its identity: {exc}")
+    if identity != info.get("identity"):
+        return Finding(
+            "cluster",
+            False,
+            f"{profile.rpc_url} is another chain than the service's: the sandbox at "
+            f"{profile.base_url} builds on {info['rpcUrl']}; set rpc_url "
+            "(LAUNCHOPS_RPC_URL) to it, or leave it unset",
+        )
+    return Finding(
+        "cluster",
+        True,
+        f"{profile.rpc_url} is the chain of the sandbox at {profile.base_url} (same node identity)",
+    )
+
+
 async def check_key(profile: Profile, rpc: ChainRpc, resolver: Resolver | None) -> Finding:
-    from launchops.chain.keys import load_keypair
+    from launchops.chain.keys import KeypairPermissionWarning, load_keypair
 
     try:
-        address: Pubkey = load_keypair(
-            profile.keypair, state_dir=profile.profile_dir, resolver=resolver
-        ).pubkey()
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", KeypairPermissionWarning)
+            address: Pubkey = load_keypair(
+                profile.keypair, state_dir=profile.profile_dir, resolver=resolver
+            ).pubkey()
     except LaunchOpsError as exc:
         return Finding("key", False, f"{exc}: set keypair in the profile")
+    for warning in seen:  # a key file others can read: a problem, not a warning, here
+        if issubclass(warning.category, KeypairPermissionWarning):
+            return Finding("key", False, f"{address}: {warning.message}")
     try:
         lamports = await rpc.balance(address)
     except ChainError as exc:
@@ -105,11 +146,26 @@ async def check_journal(profile: Profile) -> Finding:
     return Finding("journal", True, f"{shown} ({len(records)} entries)")
 
 
+def check_prefect(exposure: Exposure) -> Finding:
+    """The Prefect API: fine on loopback or behind auth; to fix when it answers anyone
+    from other machines, or when PREFECT_API_URL is set and it cannot be asked."""
+    fine = exposure.url is None or (exposure.anonymous is not None and not exposure.open)
+    detail = exposure.describe()
+    if exposure.open:
+        detail += (
+            ": set PREFECT_SERVER_API_AUTH_STRING on the server and PREFECT_API_AUTH_STRING here"
+        )
+    return Finding("prefect", fine, detail)
+
+
 Resolver = Callable[[str], str]
 
 
-async def check_profile(profile: Profile, resolver: Resolver | None = None) -> list[Finding]:
-    """Every finding, in the order a launch needs them."""
+async def check_profile(
+    profile: Profile, resolver: Resolver | None = None, exposure: Exposure | None = None
+) -> list[Finding]:
+    """Every finding, in the order a launch needs them; the Prefect API's last, when
+    `exposure` says what was found about a configured one (PREFECT_API_URL)."""
     from launchops.chain.rpc import ChainRpc
 
     rpc = ChainRpc(profile.rpc_url, timeout=profile.timeout_seconds, retry=ONCE)
@@ -120,9 +176,12 @@ async def check_profile(profile: Profile, resolver: Resolver | None = None) -> l
             check_key(profile, rpc, resolver),
             check_journal(profile),
         ]
-        return [await check for check in checks]
+        found = [await check for check in checks]
     finally:
         await rpc.close()
+    if exposure is None or exposure.url is None:  # no server to speak of: nothing to say
+        return found
+    return [*found, check_prefect(exposure)]
 
 
 __all__ = ["Finding", "check_profile"]

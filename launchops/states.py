@@ -90,7 +90,8 @@ LAUNCH_MACHINE: dict[LaunchState, Transition] = {
     S.SUBMITTING: _row(Step.SUBMIT, D.RUN, *_SENDING),
     S.SUBMITTED: _row(Step.CONFIRM, D.RUN, S.CONFIRMED, S.SUBMITTING),  # rolled back: resend
     S.CONFIRMED: _row(Step.REGISTER, D.RUN, S.REGISTERED, S.REGISTER_FAILED),
-    S.EXPIRED: _row(Step.CREATE, D.CREATE_AGAIN, S.CREATED, S.FAILED),
+    # Before a create again the runner asks the chain once more: found, it goes back.
+    S.EXPIRED: _row(Step.CREATE, D.CREATE_AGAIN, S.CREATED, S.FAILED, S.SUBMITTING),
     S.REGISTER_FAILED: _row(Step.REGISTER, D.REGISTRATION_RETRY, S.REGISTERED, S.REGISTER_FAILED),
     S.REGISTERED: _row(None, D.NOBODY),
     S.NEEDS_ATTENTION: _row(None, D.PERSON),

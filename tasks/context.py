@@ -3,6 +3,7 @@ secret reaches Prefect's API), while the clients, journal and keypair stay in-pr
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import uuid
@@ -14,7 +15,9 @@ from pathlib import Path
 from launchops.config.profiles import Profile, load_profile
 from launchops.pipeline.context import LaunchContext, open_context
 from launchops.states import Step
+from tasks.alerts import AlertSender
 
+ALERTS_AT_CLOSE_SECONDS = 60.0
 _CONTEXTS: dict[str, LaunchContext] = {}
 _LISTENERS: list[Callable[[str, str, str], None]] = []
 
@@ -75,6 +78,7 @@ class FlowContext:
     name: str
     settings: Profile
     limits: dict[str, int] = field(default_factory=dict)  # global limits present: name -> limit
+    alerts: AlertSender | None = None  # delivers the journal's outbox of alerts
 
     async def call(self, step: Step, _: LaunchContext, key: str) -> None:
         from tasks import STEP_TASKS  # the step tasks import this module
@@ -99,8 +103,10 @@ def _deployment_id() -> str | None:
 @asynccontextmanager
 async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator[FlowContext]:
     """The profile's launch context, registered for tasks for as long as the flow runs.
-    Every state change becomes a Prefect event; on a worker, the API and RPC rates are the
-    server's global limits (when `launchops deploy` made them), held by all workers."""
+    Every state change becomes a Prefect event (an alert through the journal's outbox,
+    sent again at the end if the API was away when it happened); on a worker, the API and
+    RPC rates are the server's global limits (when `launchops deploy` made them), held by
+    all workers."""
     from tasks.events import emit_state_change
     from tasks.limits import existing_limits, limit_names
     from tasks.secrets import secret_keypair
@@ -113,11 +119,16 @@ async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator
         settings, progress=progress, resolver=secret_keypair, limiter=limiter
     ) as ctx:
         ctx.journal.watch(emit_state_change)
+        alerts = AlertSender(ctx.journal)
+        ctx.journal.watch(alerts.watch)
         name = register(ctx)
         try:
-            yield FlowContext(ctx, name, settings, limits)
+            yield FlowContext(ctx, name, settings, limits, alerts)
         finally:
             forget(name)
+            # Bounded: an API that hangs must not hold the flow; the outbox keeps the rest.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(alerts.close(), ALERTS_AT_CLOSE_SECONDS)
 
 
 def _quiet_task_runs() -> None:

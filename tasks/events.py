@@ -2,16 +2,16 @@
 automation (`configs/automations/`): `launchops.launch.<state>` about the resource
 `launchops.launch.<key>`, with the mint, the genesis account and the network as related
 resources. What an event carries is what the journal's row shows: never a key's secret.
+Alerts (needs_attention, register_failed, failed) go through the journal's outbox instead.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from launchops.journal.alerts import ALERT_STATES, EVENT_PREFIX
 from launchops.journal.records import StateChange
 from launchops.states import NEEDS_A_PERSON
-
-EVENT_PREFIX = "launchops.launch"
 
 
 def launch_event(change: StateChange) -> dict[str, Any]:
@@ -49,7 +49,10 @@ def launch_event(change: StateChange) -> dict[str, Any]:
 
 
 def emit_state_change(change: StateChange) -> None:
-    """A journal watcher: the change as a Prefect event (queued, sent in the background)."""
+    """A journal watcher: the change as a Prefect event (queued, sent in the background,
+    dropped if the server stays away). The states a person must hear about are not sent
+    here: the journal's outbox keeps them until they are delivered (`tasks/alerts.py`)."""
     from prefect.events import emit_event
 
-    emit_event(**launch_event(change))
+    if change.state not in ALERT_STATES:
+        emit_event(**launch_event(change))

@@ -32,6 +32,9 @@ _HOME = {
     ),
     "Network": "fields",
     **dict.fromkeys(
+        ["LaunchDetail", "MintAgentResponse", "NothingToClaim", "RewardsClaim"], "after"
+    ),
+    **dict.fromkeys(
         [
             "AgentCard",
             "AgentRecord",
@@ -56,6 +59,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from launchops.api.after import LaunchDetail, MintAgentResponse, NothingToClaim, RewardsClaim
     from launchops.api.client import (
         AsyncServiceClient,
         CachedCard,
@@ -103,15 +107,19 @@ __all__ = [
     "ForbiddenError",
     "InvalidInputError",
     "LaunchConfig",
+    "LaunchDetail",
     "LaunchOpsError",
     "MemoryCardCache",
+    "MintAgentResponse",
     "Network",
     "NetworkError",
     "NotFoundError",
+    "NothingToClaim",
     "RateLimitedError",
     "RegisterLaunchResponse",
     "RequestTimeoutError",
     "RetryPolicy",
+    "RewardsClaim",
     "ServerError",
     "ServiceClient",
     "ServiceError",

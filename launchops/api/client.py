@@ -19,6 +19,7 @@ import pydantic
 from solders.pubkey import Pubkey
 
 from launchops import __version__
+from launchops.api.after_calls import AfterLaunchCalls
 from launchops.api.cards import CachedCard, CardCache, FileCardCache, MemoryCardCache
 from launchops.api.errors import (
     InvalidInputError,
@@ -65,8 +66,8 @@ R = TypeVar("R")
 Address = Pubkey | str
 
 
-class AsyncServiceClient:
-    """Async client of the service's `/v1` API.
+class AsyncServiceClient(AfterLaunchCalls):
+    """Async client of the service's `/v1` API (after a launch: `AfterLaunchCalls`).
 
     `base_url` includes the version prefix, e.g. `https://api.metaplex.com/v1`.
     """
@@ -245,7 +246,8 @@ class AsyncServiceClient:
             genesis_account=genesis_account,
             network=launch.network,
             creator_wallet=creator_wallet,
-            twitter_verification_token=twitter_verification_token,
+            # An empty token is left out, as the public client does.
+            twitter_verification_token=twitter_verification_token or None,
             agent=agent,
             wallet=launch.public_key,
             build_all_tx=True,
@@ -342,6 +344,11 @@ class ServiceClient:
     create_launch = _blocking(AsyncServiceClient.create_launch)
     register_launch = _blocking(AsyncServiceClient.register_launch)
     get_token = _blocking(AsyncServiceClient.get_token)
+    get_launch = _blocking(AsyncServiceClient.get_launch)
+    list_launches = _blocking(AsyncServiceClient.list_launches)
+    claim_creator_rewards = _blocking(AsyncServiceClient.claim_creator_rewards)
+    mint_agent = _blocking(AsyncServiceClient.mint_agent)
+    get_agent = _blocking(AsyncServiceClient.get_agent)
 
 
 async def _make_client(base_url: str, kwargs: dict[str, Any]) -> AsyncServiceClient:

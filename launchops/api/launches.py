@@ -6,9 +6,9 @@ every name here.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 from solders.pubkey import Pubkey
 
 from launchops.api.allocations import (
@@ -150,9 +150,20 @@ class LaunchConfig(WireModel):
         ]
         return [*self.allocations, *flows]
 
+    @model_serializer(mode="wrap")
+    def _no_empty_description(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """An empty description is left out, as the public client does (`""` is falsy)."""
+        data: dict[str, Any] = handler(self)
+        if self.description == "":
+            data.pop("description", None)
+        return data
+
     def hashed(self) -> dict[str, object]:
-        """The wire form a launch's hash covers: without the client's constants."""
+        """The wire form a launch's hash covers: without the client's constants (and with
+        an empty description, as keys were made before it was left out)."""
         wire = self.to_wire()
+        if self.description == "":
+            wire["description"] = ""
         return {k: v for k, v in wire.items() if k not in CLIENT_CONSTANTS}
 
 

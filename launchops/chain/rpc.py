@@ -1,35 +1,66 @@
-"""The Solana RPC as the pipeline needs it, over solana-py's AsyncClient.
+"""The Solana RPC as the pipeline needs it: JSON-RPC over httpx, every answer read by
+`launchops.chain.answers` (one map of what a node answers onto the error tree).
 
-Transient failures (HTTP 429 and 5xx, connection errors, timeouts) are retried here, as
-`launchops.retries.RPC_CALLS` says; what the node rejects is a `TransactionRejected`
-carrying its message.
+Transient failures (HTTP 429 and 5xx, connection errors, timeouts, a lagging or unhealthy
+node, a malformed body) are retried here, as `launchops.retries.RPC_CALLS` says; what the
+node refuses is a `TransactionRejected` (a transaction) or an `RpcRefused` (the call).
+Reads that matter for deciding a transaction's fate also return the slot the node
+answered at (its `context`), so that a lagging node's stale answer is never taken for a
+proof (`launchops.chain.fate`).
 Re-sending the same signed bytes is always safe: a signature lands at most once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import base64
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
-from solana.exceptions import SolanaRpcException
-from solana.rpc.async_api import AsyncClient
-from solana.rpc.commitment import Confirmed
-from solana.rpc.core import RPCException
-from solana.rpc.models import TxOpts
 from solders.hash import Hash
 from solders.pubkey import Pubkey
 from solders.signature import Signature
+from solders.transaction import VersionedTransaction
 
-from launchops.chain.landing import Landing
+from launchops.chain.answers import (
+    describe_err,
+    explain_rejection,
+    malformed,
+    read_answer,
+)
+from launchops.chain.landing import LEVELS, Landing
 from launchops.errors import RpcUnavailable, TransactionRejected
 from launchops.retries import RPC_CALLS, RetryPolicy
 
 T = TypeVar("T")
 STATUS_BATCH = 256
+ACCOUNTS_BATCH = 100
+CONFIRMED = {"commitment": "confirmed"}
+
+
+@dataclass(frozen=True)
+class Epoch:
+    """The slot and the block height one node answered together (getEpochInfo)."""
+
+    slot: int
+    block_height: int
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """Where signatures stand, and the oldest slot the node(s) answered at."""
+
+    landings: list[Landing | None]
+    context_slot: int | None
 
 
 class ChainRpc:
+    """The calls the pipeline makes to a Solana RPC node, each retried as `retry` says and
+    shared by every launch in flight (`limiter`: an aiolimiter.AsyncLimiter)."""
+
     def __init__(
         self,
         url: str,
@@ -39,85 +70,165 @@ class ChainRpc:
         limiter: Any = None,
     ) -> None:
         self.url = url
-        self.client = AsyncClient(url, commitment=Confirmed, timeout=timeout)
+        self.timeout = timeout
         self.retry = retry
-        self.limiter = limiter  # an aiolimiter.AsyncLimiter shared by every launch
+        self.limiter = limiter
         self.calls = 0
+        self._http = httpx.AsyncClient(
+            timeout=timeout,
+            limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+            headers={"Content-Type": "application/json"},
+            verify=not url.startswith("http://"),  # no CA bundle to load for a local node
+        )
+        self._ids = itertools.count(1)
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """solana-py's AsyncClient on the same URL, for reads tools and tests make."""
+        if self._client is None:
+            from solana.rpc.async_api import AsyncClient
+            from solana.rpc.commitment import Confirmed
+
+            self._client = AsyncClient(self.url, commitment=Confirmed, timeout=self.timeout)
+        return self._client
 
     async def close(self) -> None:
-        await self.client.close()
+        await self._http.aclose()
+        if self._client is not None:
+            await self._client.close()
 
-    async def _call(self, fn: Callable[[], Awaitable[T]]) -> T:
+    # ── one call ────────────────────────────────────────────────────────────
+
+    async def call(
+        self,
+        method: str,
+        params: list[Any],
+        shape: Callable[[Any], T] = lambda value: value,
+        *,
+        retry: bool = True,
+    ) -> tuple[T, int | None]:
+        """One JSON-RPC call, its result read by `shape` (a result of the wrong shape is a
+        malformed answer), and the slot the node answered at; asked again while it fails
+        transiently (unless `retry` is False: the caller decides what that means)."""
+        if not retry:
+            return await self._once(method, params, shape)
         async for attempt in self.retry.retrying():
             with attempt:
-                self.calls += 1
-                if self.limiter is not None:
-                    await self.limiter.acquire()
-                try:
-                    return await fn()
-                except RPCException as exc:
-                    raise _rejected(exc) from None
-                except SolanaRpcException as exc:
-                    raise RpcUnavailable(f"RPC {self.url}: {_cause(exc)}") from None
-                except (httpx.HTTPError, OSError) as exc:
-                    raise RpcUnavailable(f"RPC {self.url}: {type(exc).__name__}: {exc}") from None
+                return await self._once(method, params, shape)
         raise AssertionError("unreachable")
 
+    async def _once(
+        self, method: str, params: list[Any], shape: Callable[[Any], T]
+    ) -> tuple[T, int | None]:
+        self.calls += 1
+        if self.limiter is not None:
+            await self.limiter.acquire()
+        body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+        try:
+            response = await self._http.post(self.url, json=body)
+        except (httpx.HTTPError, OSError) as exc:
+            raise RpcUnavailable(f"RPC {self.url}: {type(exc).__name__}: {exc}") from None
+        answer = read_answer(self.url, response)
+        return self._shaped(shape, answer.value), answer.context_slot
+
+    def _shaped(self, convert: Callable[[Any], T], value: Any) -> T:
+        """`convert(value)`; a value of the wrong shape is a malformed (transient) answer,
+        also where solders panics on it."""
+        try:
+            return convert(value)
+        except Exception as exc:
+            raise malformed(self.url, f"{type(exc).__name__}: {exc}"[:200]) from None
+        except BaseException as exc:
+            if type(exc).__name__ != "PanicException":
+                raise
+            raise malformed(self.url, "solders could not read it") from None
+
+    # ── the chain's progress ────────────────────────────────────────────────
+
     async def block_height(self) -> int:
-        return (await self._call(lambda: self.client.get_block_height(Confirmed))).value
+        return (await self.call("getBlockHeight", [CONFIRMED], _count))[0]
+
+    async def epoch(self) -> Epoch:
+        """The slot and block height together, from one node's one answer."""
+        return (await self.call("getEpochInfo", [CONFIRMED], _epoch))[0]
 
     async def latest_blockhash(self) -> tuple[Hash, int]:
-        answer = (await self._call(lambda: self.client.get_latest_blockhash(Confirmed))).value
-        return answer.blockhash, answer.last_valid_block_height
-
-    async def send(self, raw: bytes, *, skip_preflight: bool) -> Signature:
-        """Send signed bytes (the node does not queue retries: we rebroadcast ourselves)."""
-        opts = TxOpts(
-            skip_preflight=skip_preflight,
-            skip_confirmation=True,
-            max_retries=0,
-            preflight_commitment=Confirmed,
-        )
-        return (await self._call(lambda: self.client.send_raw_transaction(raw, opts=opts))).value
-
-    async def statuses(self, signatures: list[Signature]) -> list[Landing | None]:
-        """Where each signature stands, in batches of 256, searching all history."""
-        found: list[Landing | None] = []
-        for start in range(0, len(signatures), STATUS_BATCH):
-            batch = signatures[start : start + STATUS_BATCH]
-            answer = await self._call(
-                lambda b=batch: self.client.get_signature_statuses(
-                    b, search_transaction_history=True
-                )
-            )
-            for status in answer.value:
-                if status is None or status.confirmation_status is None:
-                    found.append(None)
-                    continue
-                level = str(status.confirmation_status).rsplit(".", 1)[-1].lower()
-                found.append(
-                    Landing(status.slot, level, None if status.err is None else str(status.err))
-                )
-        return found
-
-    async def simulate(self, raw: bytes) -> tuple[str | None, list[str]]:
-        from solders.transaction import VersionedTransaction
-
-        tx = VersionedTransaction.from_bytes(raw)
-        answer = (
-            await self._call(lambda: self.client.simulate_transaction(tx, sig_verify=True))
-        ).value
-        return (None if answer.err is None else str(answer.err)), list(answer.logs or [])
+        return (await self.call("getLatestBlockhash", [CONFIRMED], _blockhash))[0]
 
     async def genesis_hash(self) -> str:
         """The genesis hash of the cluster this RPC serves (which network it is)."""
-        return str((await self._call(self.client.get_genesis_hash)).value)
+        return (await self.call("getGenesisHash", [], lambda v: str(Hash.from_string(v))))[0]
+
+    # ── transactions ────────────────────────────────────────────────────────
+
+    async def send(self, raw: bytes, *, skip_preflight: bool) -> Signature:
+        """Send signed bytes (the node does not queue retries: we rebroadcast ourselves)."""
+        config = {
+            "encoding": "base64",
+            "skipPreflight": skip_preflight,
+            "maxRetries": 0,
+            "preflightCommitment": "confirmed",
+        }
+        try:
+            return (await self.call("sendTransaction", [_b64(raw), config], _signature))[0]
+        except TransactionRejected as exc:
+            raise explain_rejection(exc, _account_keys(raw)) from None
+
+    async def statuses(self, signatures: Sequence[Signature]) -> list[Landing | None]:
+        """Where each signature stands, in batches of 256, searching all history."""
+        return (await self.statuses_at(signatures)).landings
+
+    async def statuses_at(self, signatures: Sequence[Signature]) -> StatusView:
+        """Where each signature stands, and the oldest slot a batch was answered at."""
+        found: list[Landing | None] = []
+        slots: list[int] = []
+        for start in range(0, len(signatures), STATUS_BATCH):
+            batch = [str(s) for s in signatures[start : start + STATUS_BATCH]]
+            landings, slot = await self.call(
+                "getSignatureStatuses",
+                [batch, {"searchTransactionHistory": True}],
+                partial(_landings, length=len(batch)),
+            )
+            found.extend(landings)
+            if slot is not None:
+                slots.append(slot)
+        return StatusView(found, min(slots) if slots else None)
+
+    async def simulate(self, raw: bytes) -> tuple[str | None, list[str]]:
+        config = {"encoding": "base64", "sigVerify": True, "commitment": "confirmed"}
+        return (await self.call("simulateTransaction", [_b64(raw), config], _simulation))[0]
+
+    # ── accounts ────────────────────────────────────────────────────────────
+
+    async def existing(
+        self, keys: Sequence[Pubkey], *, min_context_slot: int | None = None
+    ) -> tuple[list[bool], int | None]:
+        """Which of `keys` hold an account, and the slot the node answered at. With
+        `min_context_slot`, a node behind that slot answers -32016: asked once, raised."""
+        config: dict[str, Any] = {"encoding": "base64", "commitment": "confirmed"}
+        if min_context_slot is not None:
+            config["minContextSlot"] = min_context_slot
+        found: list[bool] = []
+        slots: list[int] = []
+        for start in range(0, len(keys), ACCOUNTS_BATCH):
+            batch = [str(k) for k in keys[start : start + ACCOUNTS_BATCH]]
+            present, slot = await self.call(
+                "getMultipleAccounts",
+                [batch, config],
+                partial(_present, length=len(batch)),
+                retry=min_context_slot is None,
+            )
+            found.extend(present)
+            if slot is not None:
+                slots.append(slot)
+        return found, min(slots) if slots else None
 
     async def balance(self, key: Pubkey) -> int:
-        return (await self._call(lambda: self.client.get_balance(key, Confirmed))).value
+        return (await self.call("getBalance", [str(key), CONFIRMED], _count))[0]
 
     async def airdrop(self, key: Pubkey, lamports: int) -> Signature:
-        return (await self._call(lambda: self.client.request_airdrop(key, lamports))).value
+        return (await self.call("requestAirdrop", [str(key), lamports], _signature))[0]
 
     async def lookup_tables(self, keys: list[Pubkey]) -> dict[Pubkey, list[Pubkey]]:
         """The addresses of each address lookup table found among `keys` (absent: not one)."""
@@ -125,27 +236,83 @@ class ChainRpc:
 
         if not keys:
             return {}
-        accounts = (
-            await self._call(lambda: self.client.get_multiple_accounts(keys, Confirmed))
-        ).value
-        return {
-            key: list(AddressLookupTable.deserialize(bytes(account.data)).addresses)
-            for key, account in zip(keys, accounts, strict=True)
-            if account is not None and account.owner == ID
-        }
+        config = {"encoding": "base64", "commitment": "confirmed"}
+
+        def tables(value: Any) -> dict[Pubkey, list[Pubkey]]:
+            found = {}
+            for key, account in zip(keys, _list(value, len(keys)), strict=True):
+                if account is not None and Pubkey.from_string(account["owner"]) == ID:
+                    data = base64.b64decode(account["data"][0], validate=True)
+                    found[key] = list(AddressLookupTable.deserialize(data).addresses)
+            return found
+
+        return (await self.call("getMultipleAccounts", [[str(k) for k in keys], config], tables))[0]
 
 
-def _rejected(exc: RPCException) -> TransactionRejected:
-    detail = exc.args[0] if exc.args else exc
-    message = getattr(detail, "message", None) or str(detail)
-    data = getattr(detail, "data", None)
-    err = getattr(data, "err", None)
-    return TransactionRejected(str(message), None if err is None else str(err))
+# ── shapes ──────────────────────────────────────────────────────────────────
 
 
-def _cause(exc: SolanaRpcException) -> str:
-    cause = exc.__cause__
-    response = getattr(cause, "response", None)  # solana-py raises httpx2's errors
-    if response is not None and getattr(response, "status_code", None):
-        return f"HTTP {response.status_code}"
-    return f"{type(cause).__name__}: {cause}" if cause else str(exc)
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise ValueError(f"expected a slot, height or amount, got {str(value)[:40]!r}")
+    return value
+
+
+def _epoch(value: Any) -> Epoch:
+    return Epoch(_count(value["absoluteSlot"]), _count(value["blockHeight"]))
+
+
+def _blockhash(value: Any) -> tuple[Hash, int]:
+    return Hash.from_string(value["blockhash"]), _count(value["lastValidBlockHeight"])
+
+
+def _signature(value: Any) -> Signature:
+    if not isinstance(value, str):
+        raise ValueError("expected a signature")
+    return Signature.from_string(value)
+
+
+def _list(value: Any, length: int) -> list[Any]:
+    if not isinstance(value, list) or len(value) != length:
+        raise ValueError(f"expected a list of {length}")
+    return value
+
+
+def _landings(value: Any, length: int) -> list[Landing | None]:
+    found: list[Landing | None] = []
+    for status in _list(value, length):
+        if status is None or status.get("confirmationStatus") is None:
+            found.append(None)
+            continue
+        level = status["confirmationStatus"]
+        if level not in LEVELS:
+            raise ValueError(f"unknown confirmation status {str(level)[:20]!r}")
+        err = status.get("err")
+        found.append(
+            Landing(_count(status["slot"]), level, None if err is None else describe_err(err))
+        )
+    return found
+
+
+def _present(value: Any, length: int) -> list[bool]:
+    return [account is not None for account in _list(value, length)]
+
+
+def _simulation(value: Any) -> tuple[str | None, list[str]]:
+    err = value["err"]
+    logs = value.get("logs") or []
+    return (None if err is None else describe_err(err)), [str(line) for line in logs]
+
+
+def _account_keys(raw: bytes) -> list[str]:
+    try:
+        return [str(k) for k in VersionedTransaction.from_bytes(raw).message.account_keys]
+    except Exception:
+        return []
+
+
+__all__ = ["ChainRpc", "Epoch", "StatusView"]

@@ -155,15 +155,28 @@ class Seen:
     block_height: int | None  # known when the signature had not landed
 
 
+def _fail(batch: dict[Signature, list[asyncio.Future[Seen]]], exc: BaseException) -> None:
+    for futures in batch.values():
+        for future in futures:
+            if not future.done():
+                future.set_exception(exc)
+
+
 class StatusWatcher:
+    """One poller for every signature in flight in this process (see the module's text).
+    A poll that fails transiently is asked again at the next cycle, for up to `give_up`
+    seconds of failures in a row; then its waiters learn of the error."""
+
     def __init__(
         self,
         rpc: ChainRpc,
         interval: float,
         feed: SignatureFeed | None = None,
         fallback: float = 2.0,
+        give_up: float = 120.0,
     ) -> None:
         self.rpc = rpc
+        self.give_up = give_up
         self.interval = interval
         self.feed = feed
         self.fallback = fallback
@@ -210,6 +223,7 @@ class StatusWatcher:
         return list(await asyncio.gather(*(self.next(s) for s in signatures)))
 
     async def _run(self) -> None:
+        failing_since: float | None = None
         while self._waiting:
             await asyncio.sleep(self.interval)
             batch, self._waiting = self._waiting, {}
@@ -218,20 +232,29 @@ class StatusWatcher:
             try:
                 landings = await self.rpc.statuses(signatures)
                 height = await self.rpc.block_height() if wanted and None in landings else None
-            except BaseException as exc:  # every waiter of this cycle learns of it
-                for futures in batch.values():
-                    for future in futures:
-                        if not future.done():
-                            future.set_exception(exc)
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
+            except Exception as exc:
+                # A failed poll tells nothing of any launch: its waiters wait for the next
+                # cycle, unless the RPC has failed for longer than `give_up` seconds.
+                failing_since = failing_since or time.monotonic()
+                transient = getattr(exc, "transient", False)
+                if transient and time.monotonic() - failing_since < self.give_up:
+                    log.info("status poll failed, asking again: %s", exc)
+                    self._requeue(batch, wanted)
+                    continue
+                _fail(batch, exc)
                 continue
+            failing_since = None
             self.cycles += 1
             for signature, landing in zip(signatures, landings, strict=True):
                 seen = Seen(landing, height if landing is None else None)
                 for future in batch[signature]:
                     if not future.done():
                         future.set_result(seen)
+
+    def _requeue(self, batch: dict[Signature, list[asyncio.Future[Seen]]], wanted: bool) -> None:
+        for signature, futures in batch.items():
+            self._waiting.setdefault(signature, []).extend(f for f in futures if not f.done())
+        self._height_wanted = self._height_wanted or wanted
 
     async def close(self) -> None:
         if self._task is not None:

@@ -6,6 +6,7 @@ so `launchops --help` starts fast.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -49,8 +50,19 @@ def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", envvar="LAUNCHOPS_DEBUG", help="Show Prefect's tracebacks of failed runs."
+        ),
+    ] = False,
 ) -> None:
     """Token launches on Solana from YAML files, resumable at every step."""
+    from launchops.cli.oneline import one_line_warnings
+
+    if debug:
+        os.environ["LAUNCHOPS_DEBUG"] = "1"
+    one_line_warnings()
 
 
 def main() -> None:

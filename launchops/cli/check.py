@@ -1,5 +1,7 @@
 """`launchops check`: is a profile ready to launch? The service, the RPC's cluster, the
-key's address and balance (never the key), the journal: one line each, ok or what to fix."""
+key's address and balance (never the key) and its file's mode, the journal, the Prefect
+API: one line each, ok or what to fix. A `prefect-secret:` key behind a Prefect API that
+answers anyone from other machines is refused outright (exit 2)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,13 @@ import typer
 
 from launchops.cli.common import (
     BaseUrlOpt,
+    InsecureServer,
     JsonOpt,
     ProfileOpt,
     ProfilesFile,
     console,
+    exposed_by,
+    guard_prefect_api,
     print_json,
     run,
     settings_for,
@@ -27,13 +32,16 @@ def check(
     profiles: ProfilesFile = None,
     base_url: BaseUrlOpt = None,
     as_json: JsonOpt = False,
+    insecure_server: InsecureServer = False,
 ) -> None:
-    """Check a profile before launching: service, cluster, key and balance, journal."""
+    """Check a profile before launching: service, cluster, key and balance, journal, and
+    whether the Prefect API asks for auth."""
     from launchops.readiness import check_profile
 
     with user_errors():
         settings = settings_for(profile, profiles, base_url)
-        findings = run(check_profile(settings))
+        exposure = guard_prefect_api(exposed_by(settings, deploying=False), insecure_server)
+        findings = run(check_profile(settings, exposure=exposure))
     if as_json:
         print_json({"profile": settings.name, "checks": [f.as_dict() for f in findings]})
     else:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from launchops.config.profiles import Profile
+    from launchops.exposure import Exposure
 
 T = TypeVar("T")
 
@@ -43,6 +44,13 @@ BaseUrlOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 Yes = Annotated[bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")]
 NoPrefect = Annotated[bool, typer.Option("--no-prefect", help="Run in this process, no Prefect.")]
+InsecureServer = Annotated[
+    bool,
+    typer.Option(
+        "--insecure-server",
+        help="Go on although the Prefect API answers anyone from other machines (not advised).",
+    ),
+]
 
 
 # ── output ──────────────────────────────────────────────────────────────────
@@ -64,9 +72,20 @@ def short(address: Any) -> str:
     return f"{text[:6]}…{text[-6:]}" if len(text) > 16 else text or "-"
 
 
+def error_line(message: str) -> Console:
+    """`error: MESSAGE` on stderr: "error:" in bold red on a terminal, plain text in a pipe
+    or a log. The message is text, never markup (an error may quote `[...]`). Returns the
+    console, for the lines that follow."""
+    from rich.text import Text
+
+    err = console(stderr=True)
+    err.print(Text.assemble(("error:", "bold red"), " ", message))
+    return err
+
+
 def refuse(message: str) -> typer.Exit:
     """A command refused before anything was done: one line, exit 2."""
-    console(stderr=True).print(f"[bold red]error:[/] {message}")
+    error_line(message)
     return typer.Exit(2)
 
 
@@ -80,19 +99,18 @@ def user_errors(base_url: str | None = None) -> Iterator[None]:
     except WrongCluster as exc:  # refused before anything was sent: exit 2
         raise refuse(str(exc)) from None
     except InvalidInputError as exc:
-        err = console(stderr=True)
-        err.print("[bold red]error:[/] invalid input")
+        err = error_line("invalid input")
         for field, message in exc.problems or [("", str(exc))]:
             err.print(f"  {field}: {message}" if field else f"  {message}", markup=False)
         raise typer.Exit(1) from None
     except NetworkError as exc:
-        err = console(stderr=True)
-        err.print(f"[bold red]error:[/] cannot reach the service: {exc}")
+        err = error_line(f"cannot reach the service: {exc}")
         if base_url and base_url.startswith(("http://127.0.0.1", "http://localhost")):
-            err.print("  hint: is the sandbox running? Start it with `launchops sandbox serve`.")
+            hint = "  hint: is the sandbox running? Start it with `launchops sandbox serve`."
+            err.print(hint, markup=False)
         raise typer.Exit(1) from None
     except LaunchOpsError as exc:
-        console(stderr=True).print(f"[bold red]error:[/] {exc}", markup=False)
+        error_line(str(exc))
         raise typer.Exit(1) from None
 
 
@@ -116,11 +134,24 @@ def settings_for(
     if base_url:
         os.environ["LAUNCHOPS_BASE_URL"] = base_url  # the flows load the profile again
     settings = load_profile(profile, profiles_file=profiles)
+    settings = _with_announced_rpc(settings, profiles)
     if sending and settings.requires_yes and not yes:
         raise refuse(f"profile {profile} sends real transactions on {settings.network}; add --yes")
     if sending and settings.service == "public":
         run(_guard(settings))
     return settings
+
+
+def _with_announced_rpc(settings: Profile, profiles: Path | None) -> Profile:
+    """A sandbox service's own RPC when none is given (set for the flows' processes too)."""
+    from launchops.config.announced import announced_rpc
+    from launchops.config.profiles import load_profile
+
+    announced = announced_rpc(settings)
+    if announced is None:
+        return settings
+    os.environ["LAUNCHOPS_RPC_URL"] = announced
+    return load_profile(settings.name, profiles_file=profiles)
 
 
 async def _guard(settings: Profile) -> None:
@@ -132,6 +163,46 @@ async def _guard(settings: Profile) -> None:
         await guard_network(rpc, settings)
     finally:
         await rpc.close()
+
+
+def prefect_api_url() -> str | None:
+    """The Prefect API this process's clients use: PREFECT_API_URL, else Prefect's own
+    settings (its profile file), else None (a temporary server on this machine)."""
+    if "PREFECT_API_URL" in os.environ:
+        return os.environ["PREFECT_API_URL"] or None
+    try:
+        from prefect.settings import get_current_settings
+    except ImportError:
+        return None
+    return get_current_settings().api.url
+
+
+def exposed_by(settings: Profile, *, deploying: bool) -> str | None:
+    """What an open Prefect server would give away for this profile: its key when Prefect
+    holds it, and (for deploy) a public profile's deployments; None: nothing of that."""
+    exposed = []
+    if settings.keypair.startswith("prefect-secret:"):
+        exposed.append(f"the key in Secret block {settings.keypair.partition(':')[2]!r}")
+    if deploying and settings.service == "public":
+        exposed.append(f"profile {settings.name}'s deployments ({settings.network})")
+    return " and ".join(exposed) or None
+
+
+def guard_prefect_api(exposed: str | None, insecure: bool) -> Exposure:
+    """Refuse (one line, exit 2) to put `exposed` behind a Prefect API that answers
+    anonymous requests on an address other than loopback; `--insecure-server` goes on
+    after a loud warning. Returns what was found (`launchops check` shows it)."""
+    from launchops.exposure import override_warning, probe, refusal
+
+    exposure = probe(prefect_api_url())
+    if exposed and exposure.open:
+        err = console(stderr=True)
+        if not insecure:
+            err.print("[bold red]error:[/] ", end="")
+            err.print(refusal(exposure, exposed), markup=False)
+            raise typer.Exit(2)
+        err.print(override_warning(exposure, exposed), markup=False, style="bold red")
+    return exposure
 
 
 @contextmanager
@@ -191,6 +262,9 @@ def drive(
     `flow` imports the flow when called, so a plain run never loads Prefect."""
     if prefect:
         quiet_prefect()
+        from launchops.cli.oneline import prefect_logging_ready
+
+        prefect_logging_ready()  # a failed run is the command's one error line
         return asyncio.run(_awaited(flow))
     return asyncio.run(_awaited(plain))
 
@@ -209,6 +283,7 @@ def run(coroutine: Awaitable[T]) -> T:
 __all__ = [
     "PREFECT_SERVER_SETTINGS",
     "BaseUrlOpt",
+    "InsecureServer",
     "JsonOpt",
     "NoPrefect",
     "ProfileOpt",
@@ -217,6 +292,10 @@ __all__ = [
     "console",
     "drive",
     "embedded_sandbox",
+    "error_line",
+    "exposed_by",
+    "guard_prefect_api",
+    "prefect_api_url",
     "print_json",
     "quiet_prefect",
     "refuse",

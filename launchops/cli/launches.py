@@ -20,6 +20,7 @@ from launchops.cli.common import (
     console,
     drive,
     embedded_sandbox,
+    error_line,
     print_json,
     refuse,
     run,
@@ -122,6 +123,8 @@ def launch(
             with embedded_sandbox(settings):
                 _print_dry_run(run(_dry_run(settings, file)), as_json)
             return
+        if not no_prefect:  # what --no-prefect would refuse, refused before Prefect starts
+            _valid_before_prefect(settings, file)
         result = _launch(settings, profiles, file, None, replace, not no_prefect, not as_json)
     _finish(settings, result, out, as_json)
 
@@ -139,8 +142,29 @@ def resume(
     """Continue a launch from its journal, at the first unfinished step."""
     with user_errors():
         settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
+        if not no_prefect and not run(_read_journal(settings, key))[0]:  # before Prefect starts
+            raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
         result = _launch(settings, profiles, None, key, False, not no_prefect, not as_json)
     _finish(settings, result, out, as_json)
+
+
+def _valid_before_prefect(settings: Profile, file: Path) -> None:
+    """The file's problems as the validate step finds them, said before Prefect starts (a
+    `prefect-secret:` first buyer is left to the flow, which can read it)."""
+    from launchops.chain.keys import load_keypair
+    from launchops.config.launchfile import plan_launch
+    from launchops.errors import KeypairError, LaunchFileError
+
+    try:
+        wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
+    except KeypairError:
+        wallet = None  # the flow says why (a prefect-secret: key is read there)
+    try:
+        plan_launch(settings, wallet, file, check_times=True)
+    except LaunchFileError as exc:
+        problems = [p for p in exc.file_problems if "needs Prefect" not in p.message]
+        if problems:
+            raise LaunchFileError(problems) from None
 
 
 def _launch(
@@ -268,9 +292,7 @@ def status(
         settings = settings_for(profile, profiles, base_url)
         records, events = run(_read_journal(settings, key))
     if key is not None and not records:
-        console(stderr=True).print(
-            f"[bold red]error:[/] no launch {key!r} in the journal of profile {profile}"
-        )
+        error_line(f"no launch {key!r} in the journal of profile {profile}")
         raise typer.Exit(1)
     if as_json:
         data: Any = [r.as_dict() for r in records]

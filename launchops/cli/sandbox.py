@@ -35,6 +35,10 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(1)
 
 
+# Faults that map a name to a number: set as KEY:VALUE (one entry) or a JSON object (all).
+DICT_FAULTS = frozenset({"fail_next", "rpc_faults", "rpc_fault_next", "rpc_lag_slots"})
+
+
 def _faults(settings: list[str], base: dict[str, Any] | None = None) -> Any:
     """`name=value` pairs over `base`, validated as Faults; a clear error names the bad one."""
     import pydantic
@@ -47,9 +51,14 @@ def _faults(settings: list[str], base: dict[str, Any] | None = None) -> Any:
         if not sep or name not in Faults.model_fields:
             known = ", ".join(Faults.model_fields)
             raise _fail(f"--fault {setting!r}: expected NAME=VALUE with NAME one of {known}")
-        if name == "fail_next":
-            endpoint, _, count = raw.rpartition(":")
-            values.setdefault("fail_next", {})[endpoint] = count
+        if name in DICT_FAULTS and raw.lstrip().startswith("{"):
+            try:
+                values[name] = json.loads(raw)  # the whole mapping, as JSON
+            except ValueError:
+                raise _fail(f"--fault {name}: {raw!r} is not a JSON object") from None
+        elif name in DICT_FAULTS:  # one entry: KEY:VALUE (KEY may hold colons)
+            key, _, amount = raw.rpartition(":")
+            values[name] = {**values.get(name, {}), key: amount}
         else:
             values[name] = raw
     try:

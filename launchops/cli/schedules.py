@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
-from contextlib import redirect_stdout
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,10 +13,14 @@ import typer
 
 from launchops.cli.common import (
     BaseUrlOpt,
+    InsecureServer,
     JsonOpt,
     ProfileOpt,
     ProfilesFile,
     console,
+    exposed_by,
+    guard_prefect_api,
+    prefect_api_url,
     print_json,
     quiet_prefect,
     refuse,
@@ -75,15 +81,26 @@ def deploy(
     profiles: ProfilesFile = None,
     base_url: BaseUrlOpt = None,
     as_json: JsonOpt = False,
+    insecure_server: InsecureServer = False,
 ) -> None:
     """Apply the schedules: the batch, the registration retry, and scheduled launch files;
-    with --pool, also make what the server needs for workers (pool, limits, automations)."""
+    with --pool, also make what the server needs for workers (pool, limits, automations).
+    A public profile or a `prefect-secret:` key is refused on a Prefect API that answers
+    anyone from other machines (--insecure-server to go on all the same)."""
     if serve == bool(pool):
         raise refuse("give exactly one of --serve or --pool NAME")
     with user_errors():
         settings = settings_for(profile, profiles, base_url)
+        exposed = exposed_by(settings, deploying=True)
+        if exposed:  # nothing to expose: no question to the server
+            guard_prefect_api(exposed, insecure_server)
         scheduled = _scheduled(settings, launches or [])
         quiet_prefect()
+        if serve:
+            from launchops.cli.scheduler import SCHEDULING
+
+            for name, value in SCHEDULING.items():  # before Prefect reads its settings
+                os.environ.setdefault(name, value)
         from flows.deployments import build
 
         deployments = build(
@@ -100,8 +117,29 @@ def deploy(
             return
         from prefect import serve as prefect_serve
 
-        console().print(f"serving {', '.join(names)} (Ctrl-C to stop)")
-        prefect_serve(*deployments)
+        with _api_for_schedules():
+            console().print(f"serving {', '.join(names)} (Ctrl-C to stop)")
+            prefect_serve(*deployments)
+
+
+@contextmanager
+def _api_for_schedules() -> Iterator[None]:
+    """The Prefect API configured, else a server of this command's own with the scheduler
+    (Prefect's temporary server has none: its schedules would never fire)."""
+    if prefect_api_url() is not None:
+        yield
+        return
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from launchops.cli.scheduler import scheduling_server
+
+    with scheduling_server() as url:
+        os.environ["PREFECT_API_URL"] = url  # the flow runs' processes too
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            console().print(
+                f"schedules kept by a Prefect server at {url} (stops with this command)"
+            )
+            yield
 
 
 def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, str]]:

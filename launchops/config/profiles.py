@@ -13,7 +13,7 @@ import socket
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from launchops.api.errors import InvalidInputError, LaunchFileError
@@ -94,6 +94,12 @@ class Profile(BaseSettings):
     rebroadcast_seconds: float = Field(2.0, gt=0)
     poll_seconds: float = Field(0.2, gt=0, description="status poll cycle, all launches")
     create_attempts: int = Field(3, ge=1, le=10)
+    stale_answers_seconds: float = Field(
+        120.0,
+        gt=0,
+        description="how long a submit waits for RPC answers as recent as the slot at which "
+        "a blockhash was seen expired before it stops (the launch stays submitting)",
+    )
     register_index_seconds: float = Field(
         60.0,
         ge=0,
@@ -124,6 +130,13 @@ class Profile(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (env_settings, init_settings)  # the environment wins over files
+
+    # True when rpc_url was not given but follows the sandbox service at base_url.
+    _rpc_from_service: bool = PrivateAttr(default=False)
+
+    @property
+    def rpc_from_service(self) -> bool:
+        return self._rpc_from_service
 
     @property
     def profile_dir(self) -> Path:
@@ -175,10 +188,38 @@ def load_profile(
         **from_file,
         **{k: v for k, v in overrides.items() if v is not None},
     }
+    follows = _rpc_follows_service(values, from_file, overrides)
+    if follows:  # a sandbox serves its RPC where it serves /v1: one chain, not two
+        base = os.environ.get("LAUNCHOPS_BASE_URL") or values["base_url"]
+        values["rpc_url"] = sandbox_root(base)
     try:
-        return Profile(name=name, **values)
+        profile = Profile(name=name, **values)
     except ValidationError as exc:
         problems = [
             (f"profile {name}: {field}", message) for field, message in problems_of(exc, values)
         ]
         raise InvalidInputError(f"profile {name} is invalid", problems) from None
+    profile._rpc_from_service = follows
+    return profile
+
+
+def sandbox_root(base_url: str) -> str:
+    """Where a sandbox serving `base_url` (its /v1) serves the rest: its RPC, /_sandbox."""
+    root = base_url.rstrip("/")
+    return root.removesuffix("/v1") or root
+
+
+def _rpc_follows_service(
+    values: dict[str, Any], from_file: dict[str, Any], overrides: dict[str, Any]
+) -> bool:
+    """Whether the RPC URL comes from the service: a sandbox service and no RPC URL given
+    (LAUNCHOPS_RPC_URL, the call's, or the profiles file's when its base_url is the one
+    used: a --base-url elsewhere is another sandbox, with its own RPC)."""
+    service = os.environ.get("LAUNCHOPS_SERVICE") or values.get("service")
+    base_moved = "LAUNCHOPS_BASE_URL" in os.environ or overrides.get("base_url") is not None
+    given = (
+        overrides.get("rpc_url") is not None
+        or "LAUNCHOPS_RPC_URL" in os.environ
+        or ("rpc_url" in from_file and not base_moved)
+    )
+    return service == "sandbox" and not given and bool(values.get("base_url"))

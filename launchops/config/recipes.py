@@ -17,6 +17,7 @@ the creator's, exactly as the public client's payload builder does.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, WithJsonSchema, field_validator, model_validator
@@ -217,8 +218,7 @@ class LaunchpoolRecipe(StrictModel):
                 ),
             ),
         ]
-        if bps == 10_000:
-            flows = flows[1:]
+        # At 10000 bps too, both flows: the public client sends the UnlockedFunds at 0 bps.
         allocations: list[Any] = [
             LaunchpoolAllocation(
                 name="Launchpool",
@@ -302,6 +302,18 @@ class BondingCurveRecipe(StrictModel):
     creator_fee_wallet: PublicKey | None = None
     first_buy_amount: SolText | None = None
     first_buy_wallet: KeypairSource | None = None
+
+    @field_validator("first_buy_amount", mode="before")
+    @classmethod
+    def _zero_is_no_first_buy(cls, value: Any) -> Any:
+        """`firstBuyAmount: 0` is no first buy (`firstBuy.enabled: false`), as the public
+        client reads it."""
+        if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
+            return value
+        try:
+            return None if Decimal(str(value).strip()) == 0 else value
+        except InvalidOperation:
+            return value
 
     @model_validator(mode="after")
     def _a_wallet_buys_an_amount(self) -> BondingCurveRecipe:

@@ -13,6 +13,7 @@ from sqlalchemy import Connection, Engine, insert, inspect, select, text, update
 from sqlalchemy.engine import make_url
 
 from launchops.errors import JournalError, LeaseLost
+from launchops.journal.alerts import add_alert
 from launchops.journal.records import (
     Attempt,
     Created,
@@ -136,7 +137,8 @@ class Held:
     def set_launch(self, **values: Any) -> StateChange | None:
         """One UPDATE of the launch row, where `lease` still holds it (checked again in
         the statement); the state change it makes, if it sets the state (one the
-        transition table allows from where the launch is)."""
+        transition table allows from where the launch is), and its alert if a person
+        needs it."""
         if "state" in values:
             allowed(self.key, self.kind, self.state, LaunchState(values["state"]))
         statement = update(L).where(*held_by(self.lease)).values(**values, updated_at=now())
@@ -148,7 +150,7 @@ class Held:
         if "state" not in values:
             return None
         state = LaunchState(values["state"])
-        return StateChange(
+        change = StateChange(
             self.key,
             Kind(row.kind),
             state,
@@ -157,6 +159,8 @@ class Held:
             row.genesis,
             values.get("last_error"),
         )
+        add_alert(self.conn, change, now())  # the outbox, in this same transaction
+        return change
 
     def set_attempt(self, number: int, **values: Any) -> None:
         result = self.conn.execute(

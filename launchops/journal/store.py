@@ -285,9 +285,13 @@ class Journal(Leases):
         state: LaunchState | None = None,
         signed: Sequence[bytes] | None = None,
         note: str | None = None,
+        reopen: bool = False,
     ) -> None:
-        """What became of each transaction (sent, landed); optionally re-signed ones."""
+        """What became of each transaction (sent, landed); optionally re-signed ones;
+        `reopen`: the attempt's outcome is cleared (it was found landing after all)."""
         changes: dict[str, Any] = {"sends": sends_json(sends)}
+        if reopen:
+            changes["outcome"] = None
         if signed is not None:
             changes["signed"] = encoded(signed)
 

@@ -62,3 +62,24 @@ class EventRow(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     step: Mapped[str] = mapped_column(String(32))
     message: Mapped[str] = mapped_column(Text)
+
+
+class AlertRow(Base):
+    """The outbox: a state a person must hear about, kept until the Prefect API took it.
+    Written in the transaction that sets the state; `delivered_at` set once it was sent."""
+
+    __tablename__ = "alerts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(80), index=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    state: Mapped[str] = mapped_column(String(32))
+    event: Mapped[str] = mapped_column(String(80))
+    network: Mapped[str] = mapped_column(String(32))
+    mint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    genesis: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    delivered_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, index=True
+    )

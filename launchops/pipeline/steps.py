@@ -9,15 +9,18 @@ the submission engine is `submission.py`.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Awaitable, Callable
 
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
 from launchops.api.models import RegisterLaunchResponse
+from launchops.chain.fate import Fate, fate
 from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
-from launchops.errors import APIStatusError, SigningError
+from launchops.errors import APIStatusError, RpcUnavailable, SigningError
 from launchops.journal.records import Created, LaunchRecord, Registered, Send
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
@@ -63,8 +66,53 @@ async def refused(ctx: LaunchContext, record: LaunchRecord, exc: APIStatusError)
     )
 
 
+async def previous_dead(ctx: LaunchContext, record: LaunchRecord) -> bool:
+    """Before a create again: whether the last attempt is provably dead, asked again now
+    from answers at least as recent as the expiry seen (`launchops.chain.fate`). When it
+    landed after all (a lagging node had answered "not found"), the launch goes back to
+    `submitting` that attempt, and no new create is made."""
+    attempt = record.current
+    if record.state is not S.EXPIRED or attempt is None or attempt.sends is None:
+        return True
+    sent = [s for s in attempt.sends if s.sent]
+    if not sent:
+        return True  # nothing of it was ever sent: nothing can land
+    signatures = [sig for s in sent for sig in (s.signature, *s.replaced)]
+    deadline = max(
+        [attempt.created.last_valid_block_height]
+        + [s.last_valid_block_height for s in sent if s.last_valid_block_height]
+    )
+    made = [k for k in (attempt.created.mint, attempt.created.genesis) if k is not None]
+    started, expired_at = time.monotonic(), None
+    while True:
+        verdict, expired_at = await fate(ctx.rpc, signatures, deadline, made, expired_at=expired_at)
+        if verdict is not Fate.UNKNOWN:
+            break
+        if time.monotonic() - started > ctx.profile.stale_answers_seconds:
+            raise RpcUnavailable(
+                f"launch {record.key}: the RPC's answers stayed older than the expiry of "
+                f"attempt {attempt.number}; nothing is created again until they are not"
+            )
+        await asyncio.sleep(ctx.profile.rebroadcast_seconds)
+    if verdict is Fate.DEAD:
+        return True
+    await ctx.journal.record_sends(
+        record.key,
+        attempt.number,
+        attempt.sends,
+        state=S.SUBMITTING,
+        reopen=True,
+        note=f"attempt {attempt.number} was found on chain after its expiry was seen: "
+        "watching it again instead of creating again",
+    )
+    return False
+
+
 async def create(ctx: LaunchContext, record: LaunchRecord) -> None:
-    """POST /launches/create, and keep what it answered (attempt N)."""
+    """POST /launches/create, and keep what it answered (attempt N); a create again only
+    once the last attempt is provably dead."""
+    if not await previous_dead(ctx, record):
+        return
     number = await next_attempt(ctx, record)
     if number is None:
         return

@@ -3,7 +3,10 @@ each has landed.
 
 Each transaction is subscribed (so its landing is pushed), sent, and the same bytes are
 rebroadcast until it lands at `confirmed` or its blockhash is provably dead (the block
-height is past its `lastValidBlockHeight` and its signature is nowhere). Then:
+height is past its `lastValidBlockHeight` and, asked at a slot at least that recent, its
+signature is nowhere and, for the first, the mint and genesis account it makes are not
+on chain: `launchops.chain.fate`). A send the RPC fails to take is sent again at the next
+rebroadcast; a stale answer is asked again. Then:
 
 - all landed: `submitted`;
 - the first expired with nothing landed: `expired` (the runner creates again);
@@ -18,14 +21,17 @@ Every send is journaled before it happens where it matters (the first one, for
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import replace
 
 from solders.keypair import Keypair
+from solders.pubkey import Pubkey
 
+from launchops.chain.fate import Fate, fate
 from launchops.chain.landing import Landing
 from launchops.chain.signing import only_ours, resign
-from launchops.errors import TransactionRejected
+from launchops.errors import RpcUnavailable, TransactionRejected
 from launchops.journal.records import LaunchRecord, Send
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
@@ -33,6 +39,7 @@ from launchops.states import Kind, LaunchState, Outcome, Step
 
 MAX_RESIGNS = 3
 S = LaunchState
+log = logging.getLogger(__name__)
 
 
 class Submission:
@@ -104,15 +111,14 @@ class Submission:
         deadline = send.last_valid_block_height or self.attempt.created.last_valid_block_height
         ctx.progress(self.key, Step.SUBMIT, f"transaction {index + 1}/{len(self.signed)}")
         skip, last_send, first_send = profile.skip_preflight, 0.0, time.monotonic()
+        stale_since: float | None = None
+        asked = 0.0  # when the fate was last asked: at most once a rebroadcast period
+        expired_at: int | None = None  # the slot at which its expiry was first seen
         while True:
             if time.monotonic() - last_send >= profile.rebroadcast_seconds:
                 await ctx.check_lease(self.key)  # a lost lease sends nothing more
-                try:
-                    await ctx.rpc.send(self.signed[index], skip_preflight=skip)
-                except TransactionRejected as exc:
-                    if not (exc.blockhash_not_found or exc.already_processed):
-                        raise
-                skip, last_send = True, time.monotonic()  # rebroadcasts: no second simulation
+                skip = await self._send(index, skip)
+                last_send = time.monotonic()
                 await ctx.renew(self.key)
             # Whether it expired matters only once it is late: ask the block height then.
             late = time.monotonic() - first_send > profile.rebroadcast_seconds
@@ -120,10 +126,55 @@ class Submission:
             landing = seen.landing
             if landing is not None and (landing.err or landing.reached("confirmed")):
                 return landing
-            if landing is None and seen.block_height is not None and seen.block_height > deadline:
-                [landing] = await ctx.rpc.statuses([send.signature])  # provably dead, or not
-                if landing is None:
+            expired = seen.block_height is not None and seen.block_height > deadline
+            if (
+                landing is None
+                and expired
+                and time.monotonic() - asked >= profile.rebroadcast_seconds
+            ):
+                asked = time.monotonic()
+                verdict, expired_at = await fate(
+                    ctx.rpc, [send.signature], deadline, self.made(index), expired_at=expired_at
+                )
+                if verdict is Fate.DEAD:
                     return None
+                stale_since = self.still_stale(stale_since, verdict)
+
+    async def _send(self, index: int, skip: bool) -> bool:
+        """Send (again); whether the next sends may skip preflight. A send the RPC did not
+        take is sent again at the next rebroadcast: only the chain says what landed."""
+        try:
+            await self.ctx.rpc.send(self.signed[index], skip_preflight=skip)
+        except TransactionRejected as exc:
+            if not (exc.blockhash_not_found or exc.already_processed):
+                raise
+        except RpcUnavailable as exc:
+            log.info("launch %s: send %d not taken, sending again: %s", self.key, index + 1, exc)
+            return skip
+        return True  # rebroadcasts: no second simulation
+
+    def made(self, index: int) -> list[Pubkey]:
+        """The accounts transaction `index` makes that prove it landed: the first one's
+        mint and genesis account (later ones make nothing new of their own)."""
+        created = self.attempt.created
+        if index != 0:
+            return []
+        return [key for key in (created.mint, created.genesis) if key is not None]
+
+    def still_stale(self, since: float | None, verdict: Fate) -> float | None:
+        """When answers began to be too old to decide; raises once that lasts too long
+        (the launch stays `submitting`: a later run asks again)."""
+        if verdict is not Fate.UNKNOWN:
+            return None
+        now = time.monotonic()
+        since = since or now
+        if now - since > self.ctx.profile.stale_answers_seconds:
+            raise RpcUnavailable(
+                f"launch {self.key}: the RPC's status answers stayed older than the slot "
+                f"at which the blockhash was seen expired for "
+                f"{self.ctx.profile.stale_answers_seconds:g} s; run it again later"
+            )
+        return since
 
     # ── how it ends ──────────────────────────────────────────────────────────
 

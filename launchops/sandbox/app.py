@@ -16,15 +16,22 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match
 
+from launchops.api.after import INVALID_WALLET
 from launchops.api.models import ErrorDetail
 from launchops.errors import LaunchForbidden
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.pubsub import PubSub
-from launchops.sandbox.routes import admin, agents, launches, rpc, tokens
-from launchops.sandbox.routes.errors import INVALID_INPUT, envelope, validation_details
+from launchops.sandbox.routes import admin, after, agents, launches, rpc, tokens
+from launchops.sandbox.routes.errors import (
+    INVALID_INPUT,
+    envelope,
+    read_error,
+    validation_details,
+)
 from launchops.sandbox.service import SandboxService
 
-ROUTERS = (agents.router, launches.router, tokens.router, admin.router, rpc.router)
+# `after` first: its POST /v1/agents/mint before agents' paths with an address.
+ROUTERS = (after.router, agents.router, launches.router, tokens.router, admin.router, rpc.router)
 # Included without a prefix, so each route's path is whole: `_endpoint` names requests by them.
 ROUTES: list[BaseRoute] = [route for router in ROUTERS for route in router.routes]
 FAILURE_TEXT = {
@@ -69,7 +76,21 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-    return envelope(400, INVALID_INPUT, validation_details(exc))
+    details = validation_details(exc)
+    if _read_envelope(request):
+        wallet = any(d.path[:1] == ["wallet"] for d in details)
+        if request.url.path.endswith("/claim") and (wallet or not details):
+            return read_error(400, INVALID_WALLET)
+        return read_error(400, INVALID_INPUT)
+    return envelope(400, INVALID_INPUT, details)
+
+
+def _read_envelope(request: Request) -> bool:
+    """Whether the endpoint answers `{error: {message}}` (launch reads, the claim)."""
+    path = request.url.path
+    if path == "/v1/creator-rewards/claim":
+        return True
+    return request.method == "GET" and path.startswith(after.READ_ENVELOPE_PATHS[0])
 
 
 async def _rejected(request: Request, exc: LaunchRejected) -> JSONResponse:

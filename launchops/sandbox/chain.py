@@ -195,6 +195,12 @@ class Chain:
         self.pending_sigs.add(signature)
         return signature
 
+    def land_now(self, tx: VersionedTransaction) -> Landed | None:
+        """Execute a signed transaction in the current slot, without a send (what the
+        sandbox's own swaps use); None when it could not land (expired blockhash)."""
+        self._land(_Pending(tx, bytes(tx)))
+        return self.landed.get(tx.signatures[0])
+
     def fail_on_landing(self, message: bytes) -> None:
         """This message, signed and sent, lands failed (a fault: see `fail_tail_next`)."""
         self.failing.add(message)
@@ -269,11 +275,13 @@ class Chain:
             "replacementBlockhash": None,
         }
 
-    def status(self, signature: Signature) -> dict[str, Any] | None:
+    def status(self, signature: Signature, at: int | None = None) -> dict[str, Any] | None:
+        """Where `signature` stands as seen at slot `at` (default: now)."""
+        view = self.slot if at is None else at
         landed = self.landed.get(signature)
-        if landed is None:
+        if landed is None or landed.slot > view:
             return None
-        depth = self.slot - landed.slot
+        depth = view - landed.slot
         if depth >= FINALIZED_DEPTH:
             level, confirmations = "finalized", None
         elif depth >= 1:
@@ -289,6 +297,13 @@ class Chain:
         }
 
     # ── accounts ────────────────────────────────────────────────────────────
+
+    def made_after(self, key: Pubkey, slot: int) -> bool:
+        """Whether the account `key` was first touched by a transaction landed after `slot`
+        (so a node that far behind does not have it yet)."""
+        first = self.by_address.get(key)
+        landed = self.landed.get(first[0]) if first else None
+        return landed is not None and landed.slot > slot
 
     def account(self, key: Pubkey) -> Account | None:
         account = self.svm.get_account(key)

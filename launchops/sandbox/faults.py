@@ -7,8 +7,9 @@ import time
 from collections import Counter
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from launchops.sandbox import rpc_faults
 from launchops.sandbox.formats import TxFormat
 
 
@@ -41,6 +42,28 @@ class Faults(BaseModel):
         "later ones on chain (custom program error): what leaves a launch needing a person",
     )
     rpc_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of RPC calls refused")
+    rpc_faults: dict[str, float] = Field(
+        default_factory=dict,
+        description="answer this fraction of RPC calls as a failing node does, by fault name, "
+        "for every method or one: {'behind': 0.15, 'blockhash_not_found@sendTransaction': "
+        "0.1}; names: " + ", ".join(sorted(rpc_faults.NAMES)),
+    )
+    rpc_fault_next: dict[str, int] = Field(
+        default_factory=dict,
+        description="answer the next N RPC calls with a named fault (same keys as rpc_faults)",
+    )
+    rpc_lag_slots: dict[str, int] = Field(
+        default_factory=dict,
+        description="serve a method (or '*': every read) from a node N slots behind: its "
+        "context slot, block height and statuses are N slots old, e.g. "
+        "{'getSignatureStatuses': 200}",
+    )
+    rpc_lag_seconds: float = Field(
+        0.0,
+        ge=0,
+        le=3600,
+        description="lag only for this long after each sendTransaction (0: always)",
+    )
     api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")
     error_status: Literal[429, 503, "mixed"] = "mixed"
     latency_ms: int = Field(0, ge=0, le=60_000, description="added to every answer")
@@ -69,6 +92,21 @@ class Faults(BaseModel):
         "v0, v0-alt (v0 with an address lookup table) or v1",
     )
 
+    @field_validator("rpc_faults", "rpc_fault_next")
+    @classmethod
+    def _known_rpc_faults(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for key, amount in value.items():
+            if not 0 <= amount <= (1 if isinstance(amount, float) else 1_000_000):
+                raise ValueError(f"{key}: {amount} is out of range")
+        return rpc_faults.check_names(value)
+
+    @field_validator("rpc_lag_slots")
+    @classmethod
+    def _lag_in_range(cls, value: dict[str, int]) -> dict[str, int]:
+        if any(not 0 <= slots <= 100_000 for slots in value.values()):
+            raise ValueError("a lag is 0 to 100000 slots")
+        return value
+
 
 class FaultInjector:
     def __init__(self, faults: Faults | None = None, seed: int | None = None) -> None:
@@ -89,6 +127,15 @@ class FaultInjector:
                 return self.rng.choice((429, 503))
             return int(status)
         return None
+
+    def rpc_fault(self, method: str) -> str | None:
+        """The named RPC fault to answer `method` with, or None to serve it."""
+        name, left = rpc_faults.pick(
+            method, self.faults.rpc_faults, self.faults.rpc_fault_next, self.rng.random
+        )
+        if left != self.faults.rpc_fault_next:
+            self.faults.rpc_fault_next = left
+        return name
 
 
 class Stats:

@@ -74,12 +74,19 @@ class Registry:
         self.store = store
         self.chain = chain
         self.public_url = public_url
+        self.before_read: Callable[[], None] | None = None  # indexes what landed since
+
+    def _index(self) -> None:
+        if self.before_read is not None:
+            self.before_read()
 
     def agent(self, address: str, network: str) -> dict[str, Any] | None:
+        self._index()
         record = self.store.get("agent", address)
         return record if record and record["network"] == network else None
 
     def list(self, query: AgentsQuery) -> AgentsPage:
+        self._index()
         needle = (query.query or "").lower()
         tests = [test for flag, test in _FILTERS.items() if getattr(query, flag)]
         agents = [

@@ -8,6 +8,7 @@ here follows the node's: `{context: {slot, apiVersion}, value}` where the node w
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,12 +36,15 @@ PROGRESS_METHODS = frozenset(
 class RpcMethods:
     """One handler per supported method; `call()` dispatches and shapes errors."""
 
-    def __init__(self, chain: Chain) -> None:
+    def __init__(self, chain: Chain, identity: str = "") -> None:
         self.chain = chain
+        self.identity = identity  # getIdentity: which sandbox's chain this is
+        self.view = 0  # the slot this call is answered at (behind the chain's when lagging)
+        self.last_send = -1e9  # when the last sendTransaction came (time.monotonic)
         self.handlers: dict[str, Callable[[list[Any]], Any]] = {
             "getLatestBlockhash": self.get_latest_blockhash,
-            "getBlockHeight": lambda p: self.chain.block_height,
-            "getSlot": lambda p: self.chain.slot,
+            "getBlockHeight": lambda p: self.view,  # one block a slot here
+            "getSlot": lambda p: self.view,
             "sendTransaction": self.send_transaction,
             "simulateTransaction": self.simulate_transaction,
             "getSignatureStatuses": self.get_signature_statuses,
@@ -54,6 +58,7 @@ class RpcMethods:
             "requestAirdrop": self.request_airdrop,
             "getVersion": lambda p: {"solana-core": SOLANA_CORE, "feature-set": FEATURE_SET},
             "getHealth": lambda p: "ok",
+            "getIdentity": lambda p: {"identity": self.identity},
             "getGenesisHash": lambda p: GENESIS_HASHES[self.chain.faults.cluster],
             "getEpochInfo": self.get_epoch_info,
             "getFeeForMessage": lambda p: self._ctx(5000),
@@ -75,6 +80,12 @@ class RpcMethods:
             params = []
         if not isinstance(params, list):
             raise RpcError(-32602, "Invalid params: expected an array")
+        self.view = self.chain.slot - self.lag(method)
+        wanted = _config(params).get("minContextSlot")
+        if isinstance(wanted, int) and wanted > self.view:
+            raise RpcError(
+                -32016, "Minimum context slot has not been reached", {"contextSlot": self.view}
+            )
         try:
             return handler(params)
         except RpcError:
@@ -84,8 +95,18 @@ class RpcMethods:
         except Exception as exc:  # a node answers -32603, it does not drop the connection
             raise RpcError(-32603, f"Internal error: {type(exc).__name__}") from None
 
+    def lag(self, method: str) -> int:
+        """How many slots behind the node answering `method` is (the rpc_lag_* faults)."""
+        faults = self.chain.faults
+        lags = getattr(faults, "rpc_lag_slots", None) or {}
+        slots = lags.get(method, lags.get("*", 0) if method != "sendTransaction" else 0)
+        window = getattr(faults, "rpc_lag_seconds", 0.0)
+        if not slots or (window and time.monotonic() - self.last_send > window):
+            return 0
+        return min(slots, self.chain.slot)
+
     def _ctx(self, value: Any) -> dict[str, Any]:
-        return {"context": {"slot": self.chain.slot, "apiVersion": API_VERSION}, "value": value}
+        return {"context": {"slot": self.view, "apiVersion": API_VERSION}, "value": value}
 
     # ── blockhashes and transactions ────────────────────────────────────────
 
@@ -100,6 +121,7 @@ class RpcMethods:
         config = _config(params)
         raw = _decode_tx(_str(params, 0), config.get("encoding", "base58"))
         skip = bool(config.get("skipPreflight", False))
+        self.last_send = time.monotonic()
         return str(self.chain.send(raw, skip_preflight=skip))
 
     def simulate_transaction(self, params: list[Any]) -> Any:
@@ -113,7 +135,7 @@ class RpcMethods:
             raise RpcError(-32602, "Invalid params: expected an array of signatures")
         if len(signatures) > MAX_SIGNATURES:
             raise RpcError(-32602, f"Too many inputs provided; max {MAX_SIGNATURES}")
-        return self._ctx([self.chain.status(_signature(s)) for s in signatures])
+        return self._ctx([self.chain.status(_signature(s), at=self.view) for s in signatures])
 
     def get_transaction(self, params: list[Any]) -> Any:
         landed = self.chain.landed.get(_signature(_str(params, 0)))
@@ -163,6 +185,8 @@ class RpcMethods:
     # ── accounts ────────────────────────────────────────────────────────────
 
     def _account(self, key: Pubkey, encoding: str) -> dict[str, Any] | None:
+        if self.view < self.chain.slot and self.chain.made_after(key, self.view):
+            return None  # a lagging node has not seen it made
         return reads.account_value(self.chain, key, self.chain.account(key), encoding)
 
     def get_account_info(self, params: list[Any]) -> Any:
@@ -216,10 +240,10 @@ class RpcMethods:
         return self._ctx(reads.ui_amount(amount, decimals))
 
     def get_epoch_info(self, params: list[Any]) -> Any:
-        slot = self.chain.slot
+        slot = self.view
         return {
             "absoluteSlot": slot,
-            "blockHeight": self.chain.block_height,
+            "blockHeight": slot,  # one block a slot here
             "epoch": slot // EPOCH_SLOTS,
             "slotIndex": slot % EPOCH_SLOTS,
             "slotsInEpoch": EPOCH_SLOTS,

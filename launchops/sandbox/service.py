@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from solders.keypair import Keypair
 from solders.message import to_bytes_versioned
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
@@ -26,12 +27,14 @@ from launchops.api.models import (
     TokenData,
 )
 from launchops.errors import LaunchForbidden
-from launchops.sandbox import launches
+from launchops.sandbox import launches, minting
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.registry import Registry
+from launchops.sandbox.rewards import Rewards
 from launchops.sandbox.rpc import PROGRESS_METHODS, RpcMethods
+from launchops.sandbox.status import LaunchStatuses
 from launchops.sandbox.store import SandboxStore
 
 NOT_OWNED = "Agent is not owned by the connected wallet"  # also before it is indexed
@@ -57,8 +60,21 @@ class SandboxService:
             self.chain.rng.seed(seed)
         self.store.attach(self.chain)
         self.registry = Registry(self.store, self.chain, public_url)
-        self.rpc = RpcMethods(self.chain)
+        self.identity = self._identity()
+        self.registry.before_read = lambda: minting.index_minted(self.chain, self.registry)
+        self.rewards = Rewards(self.store, self.chain)
+        self.statuses = LaunchStatuses(self.store, self.rewards)
+        self.rpc = RpcMethods(self.chain, identity=self.identity)
         self._clock: asyncio.Task[None] | None = None
+
+    def _identity(self) -> str:
+        """This chain's node identity (`getIdentity`), kept with its data: another sandbox
+        is another identity, the same chain restarted is the same."""
+        kept = self.store.get("sandbox", "identity")
+        if kept is None:
+            kept = {"identity": str(Keypair().pubkey())}
+            self.store.put("sandbox", "identity", kept)
+        return str(kept["identity"])
 
     @property
     def faults(self) -> Faults:

@@ -66,6 +66,9 @@ class SandboxStore:
             (kind, key, json.dumps(body), self._seq),
         )
 
+    def delete(self, kind: str, key: str) -> None:
+        self.db.execute("delete from documents where kind = ? and key = ?", (kind, key))
+
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
         row = self.db.execute(
             "select body from documents where kind = ? and key = ?", (kind, key)

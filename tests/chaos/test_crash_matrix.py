@@ -20,7 +20,7 @@ import httpx
 
 from launchops.journal.store import Journal
 from tests.support.crash import MOMENTS
-from tests.support.pipeline import profile_env, profile_for, stats, write_launch
+from tests.support.pipeline import profile_env, profile_for, set_faults, stats, write_launch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,6 +53,8 @@ def test_sigkill_at_every_step_boundary_and_inside_every_step(
     sandbox_factory, tmp_path, prefect_env
 ):
     sandbox = sandbox_factory()
+    # Status reads come from a node 20 slots behind (each progress call is a slot here).
+    set_faults(sandbox, rpc_lag_slots={"getSignatureStatuses": 20})
     env = profile_env(sandbox, tmp_path / "home", **prefect_env)
     journal_url = profile_for(sandbox, tmp_path / "home").journal
     rows = []

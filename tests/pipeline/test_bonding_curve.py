@@ -128,8 +128,8 @@ def test_bonding_curve_rules_name_file_line_and_field(tmp_path):
             "bondingCurve.firstBuyWallet",
             "cannot be loaded: cannot read keypair file /nowhere.json",
         ),
-        "zero": (
-            {"bondingCurve": {"firstBuyAmount": "0"}},
+        "negative": (  # 0 is no first buy, as the public client reads it
+            {"bondingCurve": {"firstBuyAmount": "-1"}},
             "bondingCurve.firstBuyAmount",
             "positive",
         ),

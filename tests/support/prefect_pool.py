@@ -4,22 +4,24 @@ a test can stop (or kill) it with everything it started."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
 
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 PREFECT = [sys.executable, "-m", "prefect"]
 
 
@@ -27,21 +29,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-@contextmanager
-def database(prefix: str):
-    """A fresh PostgreSQL database, dropped after."""
-    import psycopg
-
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-        admin.execute(f'create database "{name}"')
-    try:
-        yield name
-    finally:
-        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-            admin.execute(f'drop database if exists "{name}" with (force)')
 
 
 def descendants(pid: int) -> list[int]:
@@ -89,10 +76,24 @@ def stop(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
 
 
 class PrefectServer:
-    """`prefect server start` on its own PostgreSQL database and port."""
+    """`prefect server start` on its own PostgreSQL database and port (`port`: the port of
+    a server stopped before, to start it again as it was); with `auth` ("user:password",
+    PREFECT_SERVER_API_AUTH_STRING), every request but /health must carry it, as README
+    sets a server up."""
 
-    def __init__(self, home: Path, database_name: str, **settings: str) -> None:
-        self.port = free_port()
+    def __init__(
+        self,
+        home: Path,
+        database_name: str,
+        auth: str | None = None,
+        port: int | None = None,
+        **settings: str,
+    ) -> None:
+        self.auth = auth
+        self.headers = (
+            {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode()} if auth else {}
+        )
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/api"
         self.env = {
             **os.environ,
@@ -105,6 +106,7 @@ class PrefectServer:
             "PREFECT_LOGGING_LEVEL": "WARNING",
             "PREFECT_UI_API_URL": self.url,  # the UI's pages call the API here
             **PREFECT_SERVER_SETTINGS,
+            **({"PREFECT_SERVER_API_AUTH_STRING": auth} if auth else {}),
             **settings,
         }
         self.log = home / "server.log"
@@ -112,7 +114,7 @@ class PrefectServer:
         self.process = subprocess.Popen(
             [*PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(self.port)],
             env=self.env,
-            stdout=self.log.open("w"),
+            stdout=self.log.open("a"),
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
@@ -135,9 +137,12 @@ class PrefectServer:
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "DO_NOT_TRACK": "1",
             "PREFECT_LOGGING_LEVEL": "WARNING",
+            **({"PREFECT_API_AUTH_STRING": self.auth} if self.auth else {}),
         }
 
     def api(self, method: str, path: str, **kw: Any) -> Any:
+        """A request to the API, with the auth string when the server asks for one."""
+        kw.setdefault("headers", self.headers)
         answer = httpx.request(method, f"{self.url}{path}", timeout=30, **kw)
         answer.raise_for_status()
         return answer.json() if answer.content else None
@@ -178,45 +183,116 @@ class Worker:
         stop(self.process)
 
 
-def _chromium(url: str, *flags: str, wait_ms: int) -> subprocess.CompletedProcess[str] | None:
+class Hook(BaseHTTPRequestHandler):
+    """A webhook: keeps every JSON body POSTed to it."""
+
+    received: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Hook.received.append(json.loads(body or b"{}"))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+def airdrop(sandbox: Any, key: Any) -> None:
+    """1000 SOL to `key` on the sandbox, two slots on."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop"}
+    body["params"] = [str(key.pubkey()), 1000 * 10**9]
+    httpx.post(sandbox.rpc_url, json=body).raise_for_status()
+    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
+
+
+@contextmanager
+def _browser(auth: str | None) -> Iterator[Any]:
+    """Headless Chromium driven over its DevTools protocol (None when it is not installed).
+    With `auth`, every page finds the basic-auth string where the Prefect UI's login
+    prompt keeps it once a person typed it (localStorage `prefect-password`)."""
     import shutil
     import tempfile
 
+    from websockets.sync.client import connect
+
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
-        return None
+        yield None
+        return
     with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run(
-            [
-                browser,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--user-data-dir={profile}",
-                "--window-size=1440,1000",
-                f"--virtual-time-budget={wait_ms}",
-                *flags,
-                url,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"]
+        flags += ["--no-first-run", "--disable-background-networking", "--disable-sync"]
+        flags += ["--disable-component-update", "--window-size=1440,1000"]
+        process = subprocess.Popen(
+            [browser, *flags, "--remote-debugging-port=0", f"--user-data-dir={profile}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
+        try:
+            port_file = Path(profile) / "DevToolsActivePort"
+            deadline = time.monotonic() + 60
+            while not port_file.exists() or not port_file.read_text().strip():
+                assert time.monotonic() < deadline and process.poll() is None, "no Chromium"
+                time.sleep(0.2)
+            port = port_file.read_text().split()[0]
+            pages = httpx.get(f"http://127.0.0.1:{port}/json/list", timeout=10).json()
+            target = next(p for p in pages if p["type"] == "page")
+            with connect(target["webSocketDebuggerUrl"], max_size=None) as socket_:
+                page = _Page(socket_)
+                page.call("Page.enable")
+                if auth:
+                    token = base64.b64encode(auth.encode()).decode()
+                    script = f"localStorage.setItem('prefect-password', '{token}')"
+                    page.call("Page.addScriptToEvaluateOnNewDocument", source=script)
+                yield page
+        finally:
+            stop(process, grace=5)
 
 
-def screenshot(url: str, out: Path, wait_ms: int = 15000) -> Path | None:
-    """A PNG of the page as headless Chromium renders it (None when Chromium is absent)."""
-    done = _chromium(url, f"--screenshot={out}", wait_ms=wait_ms)
-    return out if done is not None and out.exists() else None
+class _Page:
+    """One tab: navigate, wait for some text, read the DOM, take a screenshot."""
+
+    def __init__(self, socket_: Any) -> None:
+        self.socket, self.ids = socket_, 0
+
+    def call(self, method: str, **params: Any) -> dict[str, Any]:
+        self.ids += 1
+        self.socket.send(json.dumps({"id": self.ids, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.socket.recv(timeout=60))
+            if message.get("id") == self.ids:
+                assert "error" not in message, message
+                return message["result"]
+
+    def open(self, url: str, shown: str, wait_ms: int) -> str:
+        """The page's DOM once `shown` is in its text (or after `wait_ms`)."""
+        self.call("Page.navigate", url=url)
+        deadline = time.monotonic() + wait_ms / 1000
+        while True:
+            text = self.dom()
+            if shown in text or time.monotonic() > deadline:
+                return text
+            time.sleep(0.5)
+
+    def dom(self) -> str:
+        found = self.call("Runtime.evaluate", expression="document.documentElement.outerHTML")
+        return str(found["result"].get("value", ""))
+
+    def screenshot(self, out: Path) -> Path:
+        out.write_bytes(base64.b64decode(self.call("Page.captureScreenshot")["data"]))
+        return out
 
 
-def page_text(url: str, wait_ms: int = 15000) -> str | None:
-    """The page's DOM once its scripts ran (None when Chromium is absent)."""
-    done = _chromium(url, "--dump-dom", wait_ms=wait_ms)
-    return done.stdout if done is not None else None
+def ui_page(
+    url: str, shown: str, out: Path, *, auth: str | None = None, wait_ms: int = 30000
+) -> str | None:
+    """The page's DOM once `shown` appears (None when Chromium is absent), its screenshot
+    kept in `out`; with `auth`, as a person who typed the basic-auth string sees it."""
+    with _browser(auth) as page:
+        if page is None:
+            return None
+        text = page.open(url, shown, wait_ms)
+        page.screenshot(out)
+        return text

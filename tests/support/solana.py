@@ -75,3 +75,17 @@ def launch_for(creator: Keypair, kind: str = "launchpool", **changes: Any) -> La
     launch["publicKey"] = str(creator.pubkey())
     launch.update(changes)
     return LaunchConfig.model_validate(launch)
+
+
+async def transfer_bytes(rpc: Any, payer: Keypair, lamports: int = 1) -> bytes:
+    """A signed transfer of `lamports` from `payer` to a new key, on the latest blockhash
+    (`rpc` a ChainRpc)."""
+    from solders.message import MessageV0
+    from solders.system_program import TransferParams, transfer
+
+    blockhash, _ = await rpc.latest_blockhash()
+    move = transfer(
+        TransferParams(from_pubkey=payer.pubkey(), to_pubkey=Keypair().pubkey(), lamports=lamports)
+    )
+    message = MessageV0.try_compile(payer.pubkey(), [move], [], blockhash)
+    return bytes(VersionedTransaction(message, [payer]))

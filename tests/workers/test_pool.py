@@ -7,6 +7,9 @@ The module shares one server and its workers (the tests run in order): `launchop
 registered once, the shared rate limits held in every second, the events on the server;
 a launch needing a person notifies a webhook; a cron batch and a one-off schedule fire
 with nobody acting; a worker killed mid-launch leaves nothing for a person.
+
+The server asks for basic auth (PREFECT_SERVER_API_AUTH_STRING) as README sets it up;
+every worker, the CLI and the UI give the string, and an anonymous client gets nothing.
 """
 
 from __future__ import annotations
@@ -18,43 +21,33 @@ import sys
 import threading
 import time
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import HTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import base58
 import httpx
 import pytest
 from solders.keypair import Keypair
 
+from launchops.exposure import probe
 from tests.support.pipeline import dump_yaml, launch_document, set_faults, stats
+from tests.support.postgres import database
 from tests.support.prefect_pool import (
+    Hook,
     PrefectServer,
     Worker,
-    database,
+    airdrop,
     descendants,
     free_port,
-    page_text,
-    screenshot,
+    ui_page,
 )
 
 pytestmark = pytest.mark.postgres
 POOL = "launchops-pool"
+AUTH = "launchops:pool-test-auth"  # PREFECT_SERVER_API_AUTH_STRING / PREFECT_API_AUTH_STRING
 API_RATE, RPC_RATE = 4, 8  # low: the batch presses on them, and lasts while a part starts
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Hook(BaseHTTPRequestHandler):
-    received: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        Hook.received.append(json.loads(body or b"{}"))
-        self.send_response(200)
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        return None
 
 
 class Pool:
@@ -186,7 +179,7 @@ class Pool:
         page = self.server.api("POST", "/events/filter", json={**body, "limit": 50})
         found = list(page["events"])
         while page.get("next_page"):
-            page = httpx.get(page["next_page"], timeout=30).json()
+            page = httpx.get(page["next_page"], headers=self.server.headers, timeout=30).json()
             found += page["events"]
         return found
 
@@ -210,6 +203,7 @@ def pool(tmp_path_factory):
         server = PrefectServer(
             root / "server",
             server_db,
+            auth=AUTH,
             PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
             PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED="true",
         )
@@ -223,13 +217,6 @@ def pool(tmp_path_factory):
                 built.close()
             else:
                 server.stop()
-
-
-def airdrop(sandbox: Any, key: Keypair) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop"}
-    body["params"] = [str(key.pubkey()), 1000 * 10**9]
-    httpx.post(sandbox.rpc_url, json=body).raise_for_status()
-    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
 
 
 def test_deploy_makes_what_the_server_needs_once(pool):
@@ -294,11 +281,34 @@ def test_the_ui_shows_the_batch_report_and_the_launch_events(pool):
         "batch-report": (f"{ui}/artifacts/artifact/{report['id']}", "spread-15"),
         "launch-event": (f"{ui}/events/event/{day}/{event['id']}", "solana.network"),
     }
-    for name, (url, shown) in pages.items():
-        if screenshot(url, folder / f"{name}.png") is None:
+    for name, (url, shown) in pages.items():  # as a person who typed the auth string
+        text = ui_page(url, shown, folder / f"{name}.png", auth=AUTH)
+        if text is None:
             pytest.skip("Chromium is not installed (apt-get install chromium)")
-        text = page_text(url)
-        assert text is not None and shown in text, (name, (text or "")[-2000:])
+        assert shown in text, (name, text[-2000:])
+    # Without it, the UI asks for it (a password field) and shows nothing of the batch.
+    url = pages["batch-report"][0]
+    text = ui_page(url, 'type="password"', folder / "no-auth.png") or ""
+    assert 'type="password"' in text and "spread-15" not in text, text[-2000:]
+
+
+def test_an_anonymous_client_gets_nothing_from_the_server(pool):
+    """A Secret block holding a key: read with its value by a client giving the auth
+    string; an anonymous request (no Authorization) is 401, and launchops sees it closed."""
+    save = "from prefect.blocks.system import Secret; Secret(value=SECRET).save(NAME)"
+    code = save.replace("SECRET", "'not-a-key-0123'").replace("NAME", "'launch-creator'")
+    saved = subprocess.run(
+        [sys.executable, "-c", code], env=pool.env("operator"), capture_output=True, text=True
+    )
+    assert saved.returncode == 0, saved.stderr[-2000:]
+    ask = {"include_secrets": True}
+    found = pool.server.api("POST", "/block_documents/filter", json=ask)
+    assert {b["name"]: b["data"] for b in found}["launch-creator"] == {"value": "not-a-key-0123"}
+    for method, path in (("POST", "/block_documents/filter"), ("POST", "/deployments/filter")):
+        anonymous = httpx.request(method, f"{pool.server.url}{path}", json=ask, timeout=30)
+        assert anonymous.status_code == 401, (path, anonymous.text)
+        assert "not-a-key" not in anonymous.text
+    assert probe(pool.server.url).anonymous is False  # what check and deploy ask
 
 
 def test_a_launch_needing_a_person_notifies_the_webhook(pool):

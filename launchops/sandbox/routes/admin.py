@@ -4,12 +4,16 @@ faults to inject, what was served, slots advanced by hand, agents seeded."""
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import ConfigDict, Field
 
-from launchops.api.fields import Network
+from launchops.api.amounts import Integer
+from launchops.api.fields import Network, PublicKey, WireModel
 from launchops.sandbox.faults import Faults
+from launchops.sandbox.rewards import MAX_BUY_LAMPORTS, SwapRefused
 from launchops.sandbox.routes.errors import envelope, not_a_key, public_key
 from launchops.sandbox.routes.state import Service
 
@@ -42,6 +46,20 @@ async def stats(service: Service) -> dict[str, Any]:
             "dropped": len(chain.dropped),
         },
         "launches": service.launch_counts(),
+    }
+
+
+@router.get("/info")
+async def info(service: Service, request: Request) -> dict[str, Any]:
+    """Which chain this service builds on: the RPC URL a client of it uses (unless it is
+    given one), and the node identity that RPC answers to `getIdentity`."""
+    root = urlsplit(service.public_url)
+    if root.hostname in ("0.0.0.0", "::", None):  # listening everywhere: as it was reached
+        root = root._replace(netloc=request.url.netloc)
+    return {
+        "rpcUrl": urlunsplit(root),
+        "identity": service.identity,
+        "cluster": service.faults.cluster,
     }
 
 
@@ -81,3 +99,25 @@ async def seed(
         return not_a_key("owner")
     made = service.registry.seed(agents, network=network, owner=owner_key)
     return JSONResponse({"success": True, "agents": [a["mintAddress"] for a in made]})
+
+
+class BuyRequest(WireModel):
+    """A swap on a launch's bonding curve (its Raydium pool once sold out)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    genesis_address: PublicKey
+    lamports: Integer(1, MAX_BUY_LAMPORTS) = Field(
+        description="SOL paid, fees included (0.50 % protocol, 0.60 % creator)"
+    )
+
+
+@router.post("/buy")
+async def buy(service: Service, body: Annotated[BuyRequest, Body()]) -> JSONResponse:
+    """Buy on a bonding curve: real SOL moved on the chain, creator fees accrued to the
+    creator's fee account (what POST /v1/creator-rewards/claim pays out)."""
+    try:
+        made = service.rewards.buy(str(body.genesis_address), body.lamports)
+    except SwapRefused as exc:
+        return envelope(404 if "No bonding curve" in str(exc) else 400, str(exc))
+    return JSONResponse({"success": True, **made})

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import JSONResponse, Response
 from starlette.requests import ClientDisconnect
 
+from launchops.sandbox import rpc_faults
 from launchops.sandbox.chain import RpcError
 from launchops.sandbox.pubsub import PubSub
 from launchops.sandbox.routes.state import Hub, Service
@@ -45,11 +46,16 @@ async def pubsub_socket(websocket: WebSocket, service: Service, pubsub: Hub) -> 
     await pubsub.serve(websocket, service.stats)
 
 
-def _refusal(service: SandboxService, call: Any) -> JSONResponse | None:
-    """The injected fault's answer to this call (429 and 503 as a node sends them), if any."""
+def _refusal(service: SandboxService, call: Any) -> Response | None:
+    """The injected fault's answer to this call (429 and 503 as a node sends them, or a
+    named RPC fault: `launchops.sandbox.rpc_faults`), if any."""
     if not isinstance(call, dict) or "method" not in call:
         return None
     method = str(call["method"])
+    named = service.injector.rpc_fault(method)
+    if named is not None:
+        service.stats.refused[f"{method} {named}"] += 1
+        return rpc_faults.answer(named, call.get("id"), service.chain.slot)
     status = service.injector.refusal(method, service.faults.rpc_error_rate)
     if status is None:
         return None

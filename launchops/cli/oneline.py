@@ -1,0 +1,82 @@
+"""One line per problem on stderr, whichever driver runs the work.
+
+- launchops' own warnings (a key file others can read) print as `warning: <message>`,
+  once a process, without Python's `file:line: Category:` and source line.
+- A flow run that fails reaches the user as the command's one error line: Prefect's
+  console lines for it (the engine's "Encountered exception" with its traceback, the
+  "Finished in state Failed" line) are left out of the terminal, never out of the run's
+  logs on the Prefect API. `launchops --debug` (or PREFECT_LOGGING_LEVEL=DEBUG) shows them.
+
+No Prefect import: the console handler is found on the root logger by its class name.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import warnings
+from typing import TextIO
+
+OWN_WARNINGS = frozenset({"KeypairPermissionWarning"})
+RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+_shown: set[str] = set()
+_original = warnings.showwarning
+
+
+def debugging() -> bool:
+    asked = os.environ.get("LAUNCHOPS_DEBUG", "").lower() in ("1", "true", "yes", "on")
+    return asked or (os.environ.get("PREFECT_LOGGING_LEVEL", "").upper() == "DEBUG")
+
+
+def _show(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    if category.__name__ not in OWN_WARNINGS or debugging():
+        _original(message, category, filename, lineno, file, line)
+        return
+    text = str(message)
+    if text in _shown:
+        return
+    _shown.add(text)
+    (file or sys.stderr).write(f"warning: {text}\n")
+
+
+def one_line_warnings() -> None:
+    """launchops' warnings as one line each (installed by the command line's entry)."""
+    warnings.showwarning = _show
+
+
+class _RunFailures(logging.Filter):
+    """Drops a flow or task run's errors from the terminal: the command says them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno >= logging.ERROR and record.name.startswith(RUN_LOGGERS))
+
+
+def hush_run_failures() -> None:
+    """Once Prefect has set up its logging: its console handler leaves run failures to the
+    command's error line (not with --debug)."""
+    if debugging():
+        return
+    for handler in logging.getLogger().handlers:
+        if type(handler).__name__ != "PrefectConsoleHandler":
+            continue
+        if not any(isinstance(f, _RunFailures) for f in handler.filters):
+            handler.addFilter(_RunFailures())
+
+
+def prefect_logging_ready() -> None:
+    """Prefect's logging as a flow run sets it up (imports Prefect: call it in commands)."""
+    from prefect.logging.configuration import ensure_logging_setup
+
+    ensure_logging_setup()
+    hush_run_failures()
+
+
+__all__ = ["debugging", "hush_run_failures", "one_line_warnings", "prefect_logging_ready"]

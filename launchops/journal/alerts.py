@@ -1,0 +1,114 @@
+"""The journal's outbox of alerts: every move into a state a person must hear about
+(`ALERT_STATES`: needs_attention, register_failed, failed) is kept as a row, written in the
+same transaction as the state itself, until a sender (Prefect's, in `tasks/alerts.py`)
+has handed it to the events API. An event lost while the API was away is sent again from
+here; nothing in launchops itself knows about Prefect.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, insert, select, update
+
+from launchops.journal.records import StateChange
+from launchops.journal.tables import AlertRow
+from launchops.states import NEEDS_A_PERSON, Kind, LaunchState
+
+if TYPE_CHECKING:
+    from launchops.journal.store import Journal
+
+ALERT_STATES = NEEDS_A_PERSON | {LaunchState.REGISTER_FAILED}
+EVENT_PREFIX = "launchops.launch"  # events are `launchops.launch.<state>`
+ALERTS = AlertRow.__table__
+_NAMESPACE = uuid.UUID("6f0c3c1e-5a8b-4f2e-9d6a-1c2b3a4d5e6f")  # launchops' alert ids
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One outbox row: the state change, when it happened, and its stable event id."""
+
+    id: int
+    change: StateChange
+    created_at: datetime
+
+    @property
+    def event_id(self) -> uuid.UUID:
+        """The same for every send of this alert (uuid5 of the row), so the events API can
+        drop a second copy of it."""
+        stamp = self.created_at.isoformat()
+        return uuid.uuid5(_NAMESPACE, f"{self.change.key}/{self.change.state}/{self.id}/{stamp}")
+
+
+def add_alert(conn: Connection, change: StateChange, at: datetime) -> None:
+    """In the state's own transaction: an alert row, if the state is one a person needs."""
+    if change.state not in ALERT_STATES:
+        return
+    conn.execute(
+        insert(ALERTS).values(
+            key=change.key,
+            kind=str(change.kind),
+            state=str(change.state),
+            event=f"{EVENT_PREFIX}.{change.state}",
+            network=change.network,
+            mint=change.mint,
+            genesis=change.genesis,
+            error=change.error,
+            created_at=at,
+        )
+    )
+
+
+def _alert(row: Any) -> Alert:
+    change = StateChange(
+        row.key,
+        Kind(row.kind),
+        LaunchState(row.state),
+        row.network,
+        row.mint,
+        row.genesis,
+        row.error,
+    )
+    created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+    return Alert(row.id, change, created)
+
+
+async def undelivered(journal: Journal, limit: int = 100) -> list[Alert]:
+    """The oldest alerts not yet delivered, oldest first."""
+    query = select(ALERTS).where(ALERTS.c.delivered_at.is_(None)).order_by(ALERTS.c.id).limit(limit)
+
+    def read() -> list[Alert]:
+        with journal.engine.connect() as conn:
+            return [_alert(row) for row in conn.execute(query)]
+
+    return await journal._run(read)
+
+
+async def mark_delivered(journal: Journal, ids: Sequence[int]) -> None:
+    """The events API took these alerts: never send them again."""
+
+    def write() -> None:
+        with journal.engine.begin() as conn:
+            conn.execute(
+                update(ALERTS)
+                .where(ALERTS.c.id.in_(list(ids)), ALERTS.c.delivered_at.is_(None))
+                .values(delivered_at=datetime.now(UTC))
+            )
+
+    if ids:
+        await journal._run(write)
+
+
+async def alerts_of(journal: Journal, key: str) -> list[tuple[Alert, datetime | None]]:
+    """Every alert of a launch, with when it was delivered (None: not yet)."""
+    query = select(ALERTS).where(ALERTS.c.key == key).order_by(ALERTS.c.id)
+
+    def read() -> list[tuple[Alert, datetime | None]]:
+        with journal.engine.connect() as conn:
+            return [(_alert(row), row.delivered_at) for row in conn.execute(query)]
+
+    return await journal._run(read)

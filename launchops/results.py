@@ -1,0 +1,154 @@
+"""What a run of launchops answers: frozen, typed results (the library's, the CLI's with
+`--json`, the Prefect flows' return values). JSON keys are camelCase, as the service's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from launchops.states import NEEDS_A_PERSON, RESUMABLE, LaunchState, done
+
+if TYPE_CHECKING:
+    from launchops.config.profiles import Profile
+    from launchops.journal.records import LaunchRecord
+
+
+@dataclass(frozen=True)
+class LaunchResult:
+    """One launch as a run left it.
+
+    `state` is where it stands (`registered` when it is done); `finished` says it is done
+    for good, `needs_a_person` that nothing more happens without one, `resumable` that a
+    re-run continues it. `error` says why it stopped, in one line."""
+
+    key: str
+    state: LaunchState
+    network: str
+    launch_page: str | None = None
+    launch_id: str | None = None
+    token_id: str | None = None
+    mint: str | None = None
+    genesis_account: str | None = None
+    attempts: int = 0
+    signatures: tuple[str, ...] = ()
+    error: str | None = None
+    error_details: tuple[Any, ...] = ()
+    explorer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def finished(self) -> bool:
+        return done(self.state)
+
+    @property
+    def needs_a_person(self) -> bool:
+        return self.state in NEEDS_A_PERSON
+
+    @property
+    def resumable(self) -> bool:
+        return self.state in RESUMABLE
+
+    @classmethod
+    def of(cls, profile: Profile, record: LaunchRecord) -> LaunchResult:
+        """The result a journal record stands for, with explorer links of the profile."""
+        registered = record.registered
+
+        def link(kind: Any, value: str | None) -> str | None:
+            return profile.explorer_link(kind, value) if value else None
+
+        signatures = tuple(record.signatures)
+        explorer = {
+            "mint": link("address", record.mint),
+            "genesisAccount": link("address", record.genesis),
+            "transactions": [link("tx", s) for s in signatures] if profile.explorer else [],
+        }
+        return cls(
+            key=record.key,
+            state=record.state,
+            network=record.network,
+            launch_page=registered.link if registered else None,
+            launch_id=registered.launch_id if registered else None,
+            token_id=registered.token_id if registered else None,
+            mint=record.mint,
+            genesis_account=record.genesis,
+            attempts=record.attempt,
+            signatures=signatures,
+            error=record.last_error,
+            error_details=tuple(record.error_details or ()),
+            explorer=MappingProxyType(explorer),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as `--json` prints it."""
+        return {
+            "key": self.key,
+            "state": str(self.state),
+            "finished": self.finished,
+            "resumable": self.resumable,
+            "needsAPerson": self.needs_a_person,
+            "network": self.network,
+            "launchPage": self.launch_page,
+            "launchId": self.launch_id,
+            "tokenId": self.token_id,
+            "mint": self.mint,
+            "genesisAccount": self.genesis_account,
+            "attempts": self.attempts,
+            "signatures": list(self.signatures),
+            "explorer": dict(self.explorer),
+            "error": self.error,
+            "errorDetails": list(self.error_details) or None,
+        }
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One file or launch of a batch, as its report shows it."""
+
+    file: str
+    key: str | None
+    state: str  # a launch state, or invalid / failed / elsewhere for what did not run here
+    launch_page: str | None = None
+    mint: str | None = None
+    error: str | None = None
+    worker: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "key": self.key,
+            "state": self.state,
+            "launchPage": self.launch_page,
+            "mint": self.mint,
+            "error": self.error,
+            "worker": self.worker,
+        }
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """A batch (or a registration retry, a funding run) as a run left it: every item,
+    counts by state, and where its JSON and CSV reports were written."""
+
+    items: tuple[BatchItem, ...]
+    counts: Mapping[str, int]
+    reports: Mapping[str, Path]
+    parts: int = 0  # flow runs of other workers that took a share (Prefect pools)
+
+    @property
+    def ok(self) -> bool:
+        """Every item finished (registered; a transfer confirmed)."""
+        return set(self.counts) <= {"registered", "confirmed"}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "counts": dict(self.counts),
+            "ok": self.ok,
+            "items": [item.to_json() for item in self.items],
+            "reports": {kind: str(path) for kind, path in self.reports.items()},
+            "parts": self.parts,
+        }
+
+
+__all__ = ["BatchItem", "BatchResult", "LaunchResult"]

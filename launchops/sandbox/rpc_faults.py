@@ -1,0 +1,149 @@
+"""The ways a real RPC node or provider fails, answered on demand with the bodies they
+send (agave's `custom_error.rs` codes; `notes/solana.md`), and a node that lags.
+
+A fault is named, and given for every method (`behind`) or one (`behind@sendTransaction`),
+at a rate (`rpc_faults`) or for the next N calls (`rpc_fault_next`). A lagging node
+(`rpc_lag_slots`, per method or `*`) answers from a view of the chain N slots old: its
+context slot, block height and signature statuses are those of that slot, the accounts
+made since are not there, and a `minContextSlot` above its view is refused with -32016.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from starlette.responses import JSONResponse, Response
+
+JSON = dict[str, Any]
+
+
+def _error(code: int, message: str, data: Any = None, *, with_data: bool = True) -> JSON:
+    body: JSON = {"code": code, "message": message}
+    if with_data:
+        body["data"] = data
+    return body
+
+
+def _simulation(err: Any, logs: list[str] | None = None) -> JSON:
+    """The simulation result a -32002 carries as its data, as a node sends it."""
+    return {
+        "accounts": None,
+        "err": err,
+        "innerInstructions": None,
+        "loadedAccountsDataSize": 0,
+        "logs": logs or [],
+        "replacementBlockhash": None,
+        "returnData": None,
+        "unitsConsumed": 0,
+    }
+
+
+# name -> the JSON-RPC error for a chain at `slot`
+ERRORS: dict[str, Callable[[int], JSON]] = {
+    "behind": lambda slot: _error(-32005, "Node is behind by 153 slots", {"numSlotsBehind": 153}),
+    "unhealthy": lambda slot: _error(-32005, "Node is unhealthy", {"numSlotsBehind": None}),
+    "unhealthy_no_data": lambda slot: _error(-32005, "Node is unhealthy", with_data=False),
+    "block_cleaned_up": lambda slot: _error(
+        -32001,
+        f"Block {max(slot - 5000, 0)} cleaned up, does not exist on node. First available "
+        f"block: {max(slot - 4000, 0)}",
+        with_data=False,
+    ),
+    "block_not_available": lambda slot: _error(
+        -32004, f"Block not available for slot {slot}", with_data=False
+    ),
+    "slot_skipped": lambda slot: _error(
+        -32007,
+        f"Slot {slot} was skipped, or missing due to ledger jump to recent snapshot",
+        with_data=False,
+    ),
+    "long_term_storage_slot_skipped": lambda slot: _error(
+        -32009, f"Slot {slot} was skipped, or missing in long-term storage", with_data=False
+    ),
+    "block_status_not_available": lambda slot: _error(
+        -32014, f"Block status not yet available for slot {slot}", with_data=False
+    ),
+    "min_context_slot": lambda slot: _error(
+        -32016, "Minimum context slot has not been reached", {"contextSlot": max(slot - 10, 0)}
+    ),
+    "internal": lambda slot: _error(-32603, "Internal error", with_data=False),
+    "blockhash_not_found": lambda slot: _error(
+        -32002,
+        "Transaction simulation failed: Blockhash not found",
+        _simulation("BlockhashNotFound"),
+    ),
+    "already_processed": lambda slot: _error(
+        -32002,
+        "Transaction simulation failed: This transaction has already been processed",
+        _simulation("AlreadyProcessed"),
+    ),
+    "insufficient_funds": lambda slot: _error(
+        -32002,
+        "Transaction simulation failed: Attempt to debit an account but found no record of a "
+        "prior credit.",
+        _simulation("AccountNotFound"),
+    ),
+    "signature_verification": lambda slot: _error(
+        -32003, "Transaction signature verification failure", with_data=False
+    ),
+}
+# name -> an answer that is not a JSON-RPC one at all (an HTTP status, a broken body)
+BROKEN = {
+    "http_502": (502, "text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>"),
+    "http_504": (504, "text/html", "<html><body><h1>504 Gateway Time-out</h1></body></html>"),
+    "not_json": (200, "text/html", "<html><body>upstream connect error</body></html>"),
+    "truncated": (200, "application/json", '{"jsonrpc":"2.0","result":{"context":{"slot":'),
+}
+# name -> a JSON-RPC answer of the wrong shape
+SHAPES: dict[str, Callable[[int], Any]] = {
+    "wrong_shape": lambda slot: {"context": {"slot": "soon"}, "value": {"unexpected": True}},
+    "huge_number": lambda slot: {"context": {"slot": 2**70}, "value": 2**70},
+    "null_result": lambda slot: None,
+}
+NAMES = frozenset(ERRORS) | frozenset(BROKEN) | frozenset(SHAPES)
+# What a lagging or overloaded provider answers, but never a refusal of a transaction:
+# every launch must still land through these.
+TRANSIENT_NAMES = NAMES - {"insufficient_funds", "signature_verification"}
+
+
+def check_names(faults: dict[str, Any]) -> dict[str, Any]:
+    """`name` or `name@method` keys, each name known (pydantic validator)."""
+    for key in faults:
+        name = key.partition("@")[0]
+        if name not in NAMES:
+            known = ", ".join(sorted(NAMES))
+            raise ValueError(f"unknown RPC fault {name!r}; known: {known}")
+    return faults
+
+
+def answer(name: str, request_id: Any, slot: int) -> Response:
+    """The HTTP answer of fault `name` to the call `request_id` on a chain at `slot`."""
+    if name in BROKEN:
+        status, media, text = BROKEN[name]
+        return Response(text, status_code=status, media_type=media)
+    if name in SHAPES:
+        body = json.dumps({"jsonrpc": "2.0", "result": SHAPES[name](slot), "id": request_id})
+        return Response(body, media_type="application/json")
+    error = ERRORS[name](slot)
+    return JSONResponse({"jsonrpc": "2.0", "error": error, "id": request_id})
+
+
+def pick(
+    method: str, rates: dict[str, float], next_n: dict[str, int], draw: Callable[[], float]
+) -> tuple[str | None, dict[str, int]]:
+    """The fault to answer `method` with, if any, and `next_n` less the one used."""
+    for key, remaining in next_n.items():
+        name, _, only = key.partition("@")
+        if remaining > 0 and only in ("", method):
+            left = {**next_n, key: remaining - 1}
+            return name, {k: v for k, v in left.items() if v > 0}
+    for key, rate in rates.items():
+        name, _, only = key.partition("@")
+        if only in ("", method) and rate > 0 and draw() < rate:
+            return name, next_n
+    return None, next_n
+
+
+__all__ = ["NAMES", "TRANSIENT_NAMES", "answer", "check_names", "pick"]

@@ -1,0 +1,82 @@
+"""`launchops deploy --serve` with no Prefect server configured, as the README writes it:
+a launch file's one-off `schedule:` fires and the launch is registered with nobody acting
+(Prefect's temporary server runs no scheduler; launchops runs a server with one)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from contextlib import suppress
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from tests.support.pipeline import profile_env, stats, write_launch
+from tests.support.prefect_pool import stop
+
+# From the file written to the schedule: room for a fresh PREFECT_HOME's first server start
+# (migrations) on a loaded two-core machine. The run must then come within the deadline.
+LEAD_SECONDS = 40
+DEADLINE_SECONDS = 180
+
+
+def _wait_for(what: str, test, deadline: float, log: Path) -> None:
+    while time.monotonic() < deadline:
+        if test():
+            return
+        time.sleep(1.0)
+    raise AssertionError(f"{what} did not happen in time; deploy printed:\n{log.read_text()}")
+
+
+def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_factory):
+    sandbox = sandbox_factory()
+    when = datetime.now(UTC) + timedelta(seconds=LEAD_SECONDS)
+    launches = tmp_path / "launches"
+    write_launch(launches, "soon.yaml", key="fires-soon", schedule=f"{when:%Y-%m-%dT%H:%M:%SZ}")
+    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(tmp_path / "prefect"))
+    env.pop("PREFECT_API_URL", None)  # nothing configured: as on a fresh machine
+    log = tmp_path / "deploy.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "launchops.cli",
+                *("deploy", "--serve", "--launches", str(launches)),
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + LEAD_SECONDS + DEADLINE_SECONDS
+        _wait_for(
+            "the server's start", lambda: "Prefect server at" in log.read_text(), deadline, log
+        )
+        [api] = re.findall(r"Prefect server at (\S+)", log.read_text())
+        registered = lambda: stats(sandbox)["launches"]["registered"] >= 1  # noqa: E731
+        _wait_for("the scheduled launch", registered, deadline, log)
+        assert datetime.now(UTC) >= when - timedelta(seconds=1)  # not before its time
+        os.kill(process.pid, signal.SIGINT)  # Ctrl-C: serving stops, and its server with it
+        with suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=60)
+        assert process.poll() is not None, log.read_text()
+        with suppress(httpx.TransportError):
+            answer = httpx.get(f"{api}/health", timeout=2.0)
+            raise AssertionError(f"the server still answers after the command: {answer}")
+    finally:
+        stop(process)
+    status = subprocess.run(
+        [sys.executable, "-m", "launchops.cli", "status", "fires-soon", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert '"state": "registered"' in status.stdout, status.stdout + status.stderr

@@ -1,0 +1,173 @@
+"""The sandbox answers every way a real node fails, with the bodies real nodes send, and
+ChainRpc maps each onto the error tree: transient ones asked again, refusals in one line,
+and no answer (malformed, or one that makes solders panic) ever a traceback."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from solders.keypair import Keypair
+
+from launchops.chain.rpc import ChainRpc
+from launchops.errors import LaunchOpsError, RpcRefused, RpcUnavailable, TransactionRejected
+from launchops.retries import RetryPolicy
+from tests.support.pipeline import set_faults, stats
+
+ONCE = RetryPolicy(attempts=1)
+TWICE = RetryPolicy(attempts=3, initial_wait=0.01, max_wait=0.02)
+
+# name -> (code, message start, data) of the error a node sends
+BODIES = {
+    "behind": (-32005, "Node is behind by 153 slots", {"numSlotsBehind": 153}),
+    "unhealthy": (-32005, "Node is unhealthy", {"numSlotsBehind": None}),
+    "unhealthy_no_data": (-32005, "Node is unhealthy", ...),
+    "block_cleaned_up": (-32001, "Block ", ...),
+    "block_not_available": (-32004, "Block not available for slot ", ...),
+    "slot_skipped": (-32007, "Slot ", ...),
+    "long_term_storage_slot_skipped": (-32009, "Slot ", ...),
+    "block_status_not_available": (-32014, "Block status not yet available for slot ", ...),
+    "min_context_slot": (-32016, "Minimum context slot has not been reached", "contextSlot"),
+    "internal": (-32603, "Internal error", ...),
+    "signature_verification": (-32003, "Transaction signature verification failure", ...),
+}
+TRANSIENT = [
+    "behind",
+    "unhealthy",
+    "unhealthy_no_data",
+    "block_cleaned_up",
+    "block_not_available",
+    "slot_skipped",
+    "long_term_storage_slot_skipped",
+    "block_status_not_available",
+    "min_context_slot",
+    "internal",
+    "http_502",
+    "http_504",
+    "not_json",
+    "truncated",
+    "wrong_shape",
+    "huge_number",
+    "null_result",
+]
+
+
+def _raw_call(sandbox, method: str, params: list) -> httpx.Response:
+    return httpx.post(
+        sandbox.rpc_url, json={"jsonrpc": "2.0", "id": 7, "method": method, "params": params}
+    )
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_each_error_has_the_body_a_node_sends(sandbox, name):
+    code, message, data = BODIES[name]
+    set_faults(sandbox, rpc_fault_next={f"{name}@getSlot": 1})
+    answer = _raw_call(sandbox, "getSlot", [])
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["id"] == 7 and body["jsonrpc"] == "2.0" and "result" not in body
+    error = body["error"]
+    assert error["code"] == code and error["message"].startswith(message)
+    if data is ...:
+        assert "data" not in error
+    elif isinstance(data, str):
+        assert isinstance(error["data"][data], int)
+    else:
+        assert error["data"] == data
+    assert _raw_call(sandbox, "getSlot", []).json()["result"] >= 0  # only the next one
+
+
+def test_a_fault_for_one_method_leaves_the_others_and_is_counted(sandbox):
+    set_faults(sandbox, rpc_fault_next={"behind@getBalance": 1})
+    assert "result" in _raw_call(sandbox, "getSlot", []).json()
+    assert _raw_call(sandbox, "getBalance", [str(Keypair().pubkey())]).json()["error"]
+    assert stats(sandbox)["refused"].get("getBalance behind") == 1
+
+
+def test_an_unknown_fault_name_is_refused_with_the_known_ones(sandbox):
+    answer = httpx.put(f"{sandbox.url}/_sandbox/faults", json={"rpc_faults": {"lagging": 0.5}})
+    assert answer.status_code == 400 and "unknown RPC fault 'lagging'" in answer.text
+    assert "behind" in answer.text
+
+
+@pytest.mark.parametrize("name", TRANSIENT)
+async def test_each_transient_answer_is_asked_again(sandbox, name):
+    set_faults(sandbox, rpc_fault_next={f"{name}@getEpochInfo": 2})
+    rpc = ChainRpc(sandbox.rpc_url, retry=TWICE)
+    try:
+        epoch = await rpc.epoch()  # the third attempt is served
+        assert epoch.slot >= 0
+        set_faults(sandbox, rpc_fault_next={f"{name}@getEpochInfo": 1})
+        rpc.retry = ONCE
+        with pytest.raises(RpcUnavailable) as raised:
+            await rpc.epoch()
+    finally:
+        await rpc.close()
+    assert raised.value.transient and sandbox.rpc_url in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+async def test_a_lagging_node_behind_a_min_context_slot_says_so(sandbox):
+    set_faults(sandbox, rpc_lag_slots={"*": 5})
+    rpc = ChainRpc(sandbox.rpc_url, retry=ONCE)
+    try:
+        for _ in range(8):  # at --slot-ms 0 each progress call is a slot
+            await rpc.epoch()
+        head = (await rpc.epoch()).slot + 5
+        with pytest.raises(RpcUnavailable) as raised:
+            await rpc.existing([Keypair().pubkey()], min_context_slot=head)
+        assert raised.value.code == -32016
+        found, slot = await rpc.existing([Keypair().pubkey()])
+        assert found == [False] and slot is not None and slot < head
+    finally:
+        set_faults(sandbox, rpc_lag_slots={})
+        await rpc.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("insufficient_funds", "has no SOL on this network"),
+        ("signature_verification", "signature verification failure"),
+    ],
+)
+async def test_refusals_of_a_transaction_say_what_to_fix(sandbox, name, words):
+    from tests.support.solana import transfer_bytes
+
+    payer = Keypair()
+    set_faults(sandbox, rpc_fault_next={f"{name}@sendTransaction": 1})
+    rpc = ChainRpc(sandbox.rpc_url, retry=TWICE)
+    try:
+        raw = await transfer_bytes(rpc, payer)
+        with pytest.raises(TransactionRejected) as raised:
+            await rpc.send(raw, skip_preflight=True)
+    finally:
+        await rpc.close()
+    assert words in str(raised.value) and not raised.value.transient
+    if name == "insufficient_funds":
+        assert str(payer.pubkey()) in str(raised.value)
+
+
+async def test_blockhash_not_found_and_already_processed_are_read_from_data(sandbox):
+    from tests.support.solana import transfer_bytes
+
+    rpc = ChainRpc(sandbox.rpc_url, retry=ONCE)
+    try:
+        raw = await transfer_bytes(rpc, Keypair())
+        for name in ("blockhash_not_found", "already_processed"):
+            set_faults(sandbox, rpc_fault_next={f"{name}@sendTransaction": 1})
+            with pytest.raises(TransactionRejected) as raised:
+                await rpc.send(raw, skip_preflight=True)
+            assert getattr(raised.value, name), name
+    finally:
+        await rpc.close()
+
+
+async def test_a_call_the_node_refuses_is_not_asked_again(sandbox):
+    rpc = ChainRpc(sandbox.rpc_url, retry=TWICE)
+    try:
+        with pytest.raises(RpcRefused) as raised:
+            await rpc.call("getNothing", [])
+    finally:
+        await rpc.close()
+    assert raised.value.code == -32601 and rpc.calls == 1
+    assert isinstance(raised.value, LaunchOpsError)

@@ -1,0 +1,35 @@
+"""The machine's PostgreSQL (127.0.0.1:5432, user postgres, trust auth) for the tests that
+need one: a fresh database each, dropped after. Where no server answers, those tests skip
+with the reason (CI starts one, and fails a run in which a test skips)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def _admin():
+    import psycopg
+
+    try:
+        return psycopg.connect(ADMIN, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"no PostgreSQL at 127.0.0.1:5432 (user postgres, trust auth): {exc}")
+
+
+@contextmanager
+def database(prefix: str) -> Iterator[str]:
+    """A fresh database's name, dropped after."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    with _admin() as admin:
+        admin.execute(f'create database "{name}"')
+    try:
+        yield name
+    finally:
+        with _admin() as admin:
+            admin.execute(f'drop database if exists "{name}" with (force)')
