@@ -318,7 +318,7 @@ class LeaseLost(LeaseError):
     """Another worker took this launch over (our lease expired): stop touching it."""
 
     def __init__(self, key: str) -> None:
-        super().__init__(f"launch {key}: another worker took its lease over; it is left to it")
+        super().__init__(f"launch {key}: taken over by another worker (this one's lease lapsed)")
         self.key = key
 
 

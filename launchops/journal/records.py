@@ -32,6 +32,17 @@ def _key(text: str | None) -> Pubkey | None:
 
 
 @dataclass(frozen=True)
+class Lease:
+    """A worker's hold on one launch: its owner, and the fencing number the journal gave
+    when it took the lease (it grows at every new holder). Every write a step makes names
+    both, and holds only while both are still the launch's."""
+
+    key: str
+    owner: str
+    epoch: int
+
+
+@dataclass(frozen=True)
 class Created:
     """What create (or a fund/withdraw build) answered: transactions as the service built
     them, the blockhash they carry, and the accounts a launch makes."""
@@ -229,6 +240,7 @@ class LaunchRecord:
     updated_at: datetime
     lease_owner: str | None = None
     lease_expires: datetime | None = None
+    lease_epoch: int = 0
     current: Attempt | None = None
     attempts: list[Attempt] = field(default_factory=list)
 

@@ -9,20 +9,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select, text, update
+from sqlalchemy import Connection, Engine, insert, inspect, select, text, update
 from sqlalchemy.engine import make_url
 
+from launchops.errors import JournalError, LeaseLost
 from launchops.journal.alerts import add_alert
 from launchops.journal.records import (
     Attempt,
     Created,
     LaunchRecord,
+    Lease,
     Registered,
     Send,
     StateChange,
 )
 from launchops.journal.tables import AttemptRow, Base, EventRow, LaunchRow
-from launchops.states import Kind, LaunchState, Outcome
+from launchops.states import Kind, LaunchState, Outcome, transition
 
 
 def now() -> datetime:
@@ -52,6 +54,11 @@ def create_tables(engine: Engine) -> None:
             # Workers starting together would race CREATE TABLE; one at a time.
             conn.execute(text("select pg_advisory_xact_lock(8004202611)"))
         Base.metadata.create_all(conn)
+        columns = {c["name"] for c in inspect(conn).get_columns("launches")}
+        if "lease_epoch" not in columns:  # a journal made before leases were fenced
+            conn.execute(
+                text("alter table launches add column lease_epoch integer not null default 0")
+            )
 
 
 def read_record(conn: Connection, key: str) -> LaunchRecord | None:
@@ -76,28 +83,125 @@ def sqlite_pragmas(connection: Any, _: Any) -> None:
     cursor.close()
 
 
-def set_launch(conn: Connection, key: str, **values: Any) -> StateChange | None:
-    """One UPDATE of the launch row (no read first: the lease makes us its only writer);
-    the state change it makes, if it sets the state (and its alert, if a person needs it)."""
-    statement = update(L).where(L.c.key == key).values(**values, updated_at=now())
-    if "state" not in values:
-        result = conn.execute(statement)
-        assert result.rowcount == 1, key
-        return None
-    row = conn.execute(statement.returning(L.c.kind, L.c.network, L.c.mint, L.c.genesis)).one()
-    state = LaunchState(values["state"])
-    change = StateChange(
-        key, Kind(row.kind), state, row.network, row.mint, row.genesis, values.get("last_error")
-    )
-    add_alert(conn, change, now())  # the outbox, in this same transaction
-    return change
+def fence(conn: Connection, lease: Lease) -> tuple[Kind, LaunchState]:
+    """Lock the launch's row if `lease` still holds it (owner and fencing number, in the
+    one UPDATE), for the rest of the write's transaction: a take-over waits for it, and
+    one that came first leaves nothing to match. The launch's kind and state; LeaseLost
+    when another worker holds it now."""
+    row = conn.execute(
+        update(L).where(*held_by(lease)).values(updated_at=now()).returning(L.c.kind, L.c.state)
+    ).first()
+    if row is None:
+        raise LeaseLost(lease.key)
+    return Kind(row.kind), LaunchState(row.state)
 
 
-def set_attempt(conn: Connection, key: str, number: int, **values: Any) -> None:
-    result = conn.execute(
-        update(A).where(A.c.key == key, A.c.number == number).values(**values, updated_at=now())
+def held_by(lease: Lease) -> tuple[Any, ...]:
+    """The launch row, while `lease` holds it."""
+    return (
+        L.c.key == lease.key,
+        L.c.lease_owner == lease.owner,
+        L.c.lease_epoch == lease.epoch,
     )
-    assert result.rowcount == 1, (key, number)
+
+
+def allowed(key: str, kind: Kind, since: LaunchState, state: LaunchState) -> None:
+    """Refuse a state the transition table does not let the step from `since` leave."""
+    move = transition(since, kind)
+    if state not in move.leads_to:
+        may = ", ".join(sorted(move.leads_to)) or "nothing"
+        raise JournalError(
+            f"launch {key}: the journal refused to move it from {since} to {state}; "
+            f"the transition table allows {may} from there"
+        )
+
+
+@dataclass(frozen=True)
+class Held:
+    """One write transaction on a launch, under a lease still held: the row is locked and
+    its kind and state known, so each write below is fenced and checked."""
+
+    conn: Connection
+    lease: Lease
+    kind: Kind
+    state: LaunchState
+
+    @classmethod
+    def take(cls, conn: Connection, lease: Lease) -> Held:
+        return cls(conn, lease, *fence(conn, lease))
+
+    @property
+    def key(self) -> str:
+        return self.lease.key
+
+    def set_launch(self, **values: Any) -> StateChange | None:
+        """One UPDATE of the launch row, where `lease` still holds it (checked again in
+        the statement); the state change it makes, if it sets the state (one the
+        transition table allows from where the launch is), and its alert if a person
+        needs it."""
+        if "state" in values:
+            allowed(self.key, self.kind, self.state, LaunchState(values["state"]))
+        statement = update(L).where(*held_by(self.lease)).values(**values, updated_at=now())
+        row = self.conn.execute(
+            statement.returning(L.c.kind, L.c.network, L.c.mint, L.c.genesis)
+        ).first()
+        if row is None:
+            raise LeaseLost(self.key)
+        if "state" not in values:
+            return None
+        state = LaunchState(values["state"])
+        change = StateChange(
+            self.key,
+            Kind(row.kind),
+            state,
+            row.network,
+            row.mint,
+            row.genesis,
+            values.get("last_error"),
+        )
+        add_alert(self.conn, change, now())  # the outbox, in this same transaction
+        return change
+
+    def set_attempt(self, number: int, **values: Any) -> None:
+        result = self.conn.execute(
+            update(A)
+            .where(A.c.key == self.key, A.c.number == number)
+            .values(**values, updated_at=now())
+        )
+        if result.rowcount != 1:
+            raise JournalError(f"launch {self.key}: the journal has no create attempt {number}")
+
+    def add_attempt(self, number: int, created: dict[str, Any]) -> None:
+        known = select(A.c.number).where(A.c.key == self.key, A.c.number == number)
+        if self.conn.execute(known).first() is not None:
+            raise JournalError(
+                f"launch {self.key}: create attempt {number} is already in the journal"
+            )
+        stamp = now()
+        self.conn.execute(
+            insert(A).values(
+                key=self.key, number=number, created=created, created_at=stamp, updated_at=stamp
+            )
+        )
+
+    def event(self, step: str, message: str) -> None:
+        add_event(self.conn, self.key, step, message)
+
+
+def reset_launch(conn: Connection, key: str, **values: Any) -> None:
+    """A launch recorded again under a changed config (`begin --replace`): whoever held its
+    lease holds it no more (the fencing number moves on), so nothing it does lands here."""
+    conn.execute(
+        update(L)
+        .where(L.c.key == key)
+        .values(
+            **values,
+            lease_owner=None,
+            lease_expires=None,
+            lease_epoch=L.c.lease_epoch + 1,
+            updated_at=now(),
+        )
+    )
 
 
 def anything_sent(conn: Connection, key: str) -> bool:
@@ -144,6 +248,7 @@ def record_of(row: Any, attempts: list[Any]) -> LaunchRecord:
         updated_at=utc(row.updated_at) or row.updated_at,
         lease_owner=row.lease_owner,
         lease_expires=utc(row.lease_expires),
+        lease_epoch=row.lease_epoch or 0,
         current=current,
         attempts=converted,
     )

@@ -9,22 +9,24 @@ SQLite (a file under the profile's folder) by default; any SQLAlchemy URL otherw
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, insert, select, update
+from sqlalchemy import Engine, create_engine, event, insert, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
-from launchops.errors import JournalError, JournalUnavailable
-from launchops.journal.records import Created, LaunchRecord, Registered, Send, StateChange
+from launchops.errors import JournalError, JournalUnavailable, LeaseLost
+from launchops.journal.leases import Leases
+from launchops.journal.records import Created, LaunchRecord, Lease, Registered, Send, StateChange
 from launchops.journal.rows import (
-    A,
     E,
+    Held,
     L,
     NewLaunch,
     add_event,
@@ -34,9 +36,8 @@ from launchops.journal.rows import (
     now,
     read_record,
     record_of,
+    reset_launch,
     sends_json,
-    set_attempt,
-    set_launch,
     sqlite_pragmas,
     sync_url,
     utc,
@@ -45,41 +46,78 @@ from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, Step
 
 T = TypeVar("T")
 S = LaunchState
-LEASE = "lease"  # the events' step for lease changes
+log = logging.getLogger(__name__)
 
 
 POOL_THREADS = 8
 
 
-class Journal:
+class Journal(Leases):
     """Async to its callers; inside, plain SQLAlchemy Core on a synchronous engine, each
     call one hop to the journal's own threads (one thread for SQLite, which takes one
     writer at a time; a small pool for PostgreSQL). That is ~5x less CPU a call than the
     async engine's statement-by-statement hops, which a batch of hundreds notices.
+
+    One worker's handle: `held` has the lease it holds on each launch it works (its
+    context puts them there), and every write a step makes goes under that lease, fenced
+    (`rows.Held`): without one, or once another worker took it, the write is refused
+    with `LeaseLost` and changes nothing.
     """
 
     def __init__(self, engine: Engine, threads: int) -> None:
         self.engine = engine
         self._executor = ThreadPoolExecutor(threads, thread_name_prefix="launchops-journal")
         self._watchers: list[Callable[[StateChange], None]] = []
+        self.held: dict[str, Lease] = {}
 
     def watch(self, watcher: Callable[[StateChange], None]) -> None:
         """Call `watcher` with every state change this journal commits (e.g. to emit events)."""
         self._watchers.append(watcher)
 
-    async def _write(self, fn: Callable[[], StateChange | None]) -> None:
-        """Run one write transaction; tell the watchers the state it committed, if any."""
-        change = await self._run(fn)
+    async def _write(self, key: str, fn: Callable[[Held], StateChange | None]) -> None:
+        """Run one write transaction on the launch under the lease held on it (fenced);
+        tell the watchers the state it committed, if any."""
+        lease = self.held.get(key)
+        if lease is None:
+            raise LeaseLost(key)
+
+        def write() -> StateChange | None:
+            with self.engine.begin() as conn:
+                return fn(Held.take(conn, lease))
+
+        try:
+            change = await self._run(write)
+        except LeaseLost:
+            if self.held.get(key) == lease:
+                del self.held[key]
+            raise
         if change is not None:
             for watcher in self._watchers:
                 watcher(change)
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`fn` in the journal's threads; a database error becomes a sentence (its text,
+        which may quote SQL, goes to the debug log only)."""
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._executor, partial(fn, *args, **kwargs))
         except (OperationalError, InterfaceError) as exc:
-            raise JournalUnavailable(f"the journal's database failed: {exc.orig}") from exc
+            log.debug("journal database error", exc_info=exc)
+            raise JournalUnavailable(
+                f"the journal's database did not answer ({type(exc.orig).__name__}); "
+                "try again when it is back"
+            ) from None
+        except IntegrityError as exc:
+            log.debug("journal integrity error", exc_info=exc)
+            raise JournalError(
+                "the journal refused a write that conflicts with what it holds (another "
+                "worker wrote it first); nothing of it was kept"
+            ) from None
+        except DBAPIError as exc:
+            log.debug("journal database error", exc_info=exc)
+            raise JournalError(
+                f"the journal's database refused a statement ({type(exc.orig).__name__})"
+            ) from None
 
     @classmethod
     async def open(cls, url: str) -> Journal:
@@ -158,15 +196,18 @@ class Journal:
         once: one inserts, the other finds it.
         """
         new = NewLaunch(key, config, config_hash, network, source, kind, replace)
-        try:
-            record, recorded = await self._run(self._begin_once, new)
-        except IntegrityError:
-            record, recorded = await self._run(self._begin_once, new)
+        record, recorded = await self._run(self._begin_twice, new)
         if recorded:
             change = StateChange(key, record.kind, record.state, network, None, None)
             for watcher in self._watchers:
                 watcher(change)
         return record
+
+    def _begin_twice(self, new: NewLaunch) -> tuple[LaunchRecord, bool]:
+        try:
+            return self._begin_once(new)
+        except IntegrityError:  # another worker inserted it meanwhile: found this time
+            return self._begin_once(new)
 
     def _begin_once(self, new: NewLaunch) -> tuple[LaunchRecord, bool]:
         with self.engine.begin() as conn:
@@ -200,53 +241,40 @@ class Journal:
                         f"configuration (state {row.state}). Give the changed launch a new "
                         f"id:, or, if nothing of it was sent yet, run again with --replace."
                     )
-                set_launch(conn, new.key, mint=None, genesis=None, last_error=None, **fresh)
+                reset_launch(conn, new.key, mint=None, genesis=None, last_error=None, **fresh)
                 add_event(conn, new.key, Step.VALIDATE, "config replaced", stamp)
             record = read_record(conn, new.key)
         assert record is not None
         return record, recorded
 
     async def record_created(self, key: str, number: int, created: Created) -> None:
-        def write() -> StateChange | None:
-            with self.engine.begin() as conn:
-                stamp = now()
-                conn.execute(
-                    insert(A).values(
-                        key=key,
-                        number=number,
-                        created=created.to_json(),
-                        created_at=stamp,
-                        updated_at=stamp,
-                    )
-                )
-                mint = str(created.mint) if created.mint else None
-                change = set_launch(
-                    conn,
-                    key,
-                    state=str(S.CREATED),
-                    attempt=number,
-                    mint=mint,
-                    genesis=str(created.genesis) if created.genesis else None,
-                    last_error=None,
-                    error_details=None,
-                )
-                made = f"attempt {number}: {len(created.transactions)} transactions"
-                add_event(conn, key, Step.CREATE, made + (f", mint {mint}" if mint else ""))
-                return change
+        def write(held: Held) -> StateChange | None:
+            held.add_attempt(number, created.to_json())
+            mint = str(created.mint) if created.mint else None
+            change = held.set_launch(
+                state=str(S.CREATED),
+                attempt=number,
+                mint=mint,
+                genesis=str(created.genesis) if created.genesis else None,
+                last_error=None,
+                error_details=None,
+            )
+            made = f"attempt {number}: {len(created.transactions)} transactions"
+            held.event(Step.CREATE, made + (f", mint {mint}" if mint else ""))
+            return change
 
-        await self._write(write)
+        await self._write(key, write)
 
     async def record_signed(
         self, key: str, number: int, signed: Sequence[bytes], sends: Sequence[Send]
     ) -> None:
-        def write() -> StateChange | None:
-            with self.engine.begin() as conn:
-                set_attempt(conn, key, number, signed=encoded(signed), sends=sends_json(sends))
-                change = set_launch(conn, key, state=str(S.SIGNED))
-                add_event(conn, key, Step.SIGN, f"{len(sends)} signed")
-                return change
+        def write(held: Held) -> StateChange | None:
+            held.set_attempt(number, signed=encoded(signed), sends=sends_json(sends))
+            change = held.set_launch(state=str(S.SIGNED))
+            held.event(Step.SIGN, f"{len(sends)} signed")
+            return change
 
-        await self._write(write)
+        await self._write(key, write)
 
     async def record_sends(
         self,
@@ -267,15 +295,14 @@ class Journal:
         if signed is not None:
             changes["signed"] = encoded(signed)
 
-        def write() -> StateChange | None:
-            with self.engine.begin() as conn:
-                set_attempt(conn, key, number, **changes)
-                change = set_launch(conn, key, state=str(state)) if state is not None else None
-                if note:
-                    add_event(conn, key, Step.SUBMIT, note)
-                return change
+        def write(held: Held) -> StateChange | None:
+            held.set_attempt(number, **changes)
+            change = held.set_launch(state=str(state)) if state is not None else None
+            if note:
+                held.event(Step.SUBMIT, note)
+            return change
 
-        await self._write(write)
+        await self._write(key, write)
 
     async def record_outcome(
         self,
@@ -287,16 +314,13 @@ class Journal:
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
-        def write() -> StateChange | None:
-            with self.engine.begin() as conn:
-                set_attempt(conn, key, number, outcome=str(outcome))
-                change = set_launch(
-                    conn, key, state=str(state), last_error=error, error_details=details
-                )
-                add_event(conn, key, Step.SUBMIT, f"attempt {number}: {outcome}")
-                return change
+        def write(held: Held) -> StateChange | None:
+            held.set_attempt(number, outcome=str(outcome))
+            change = held.set_launch(state=str(state), last_error=error, error_details=details)
+            held.event(Step.SUBMIT, f"attempt {number}: {outcome}")
+            return change
 
-        await self._write(write)
+        await self._write(key, write)
 
     async def set_state(
         self,
@@ -308,96 +332,22 @@ class Journal:
         error: str | None = None,
         details: list[Any] | None = None,
     ) -> None:
-        def write() -> StateChange | None:
-            with self.engine.begin() as conn:
-                change = set_launch(
-                    conn, key, state=str(state), last_error=error, error_details=details
-                )
-                add_event(conn, key, step, message)
-                return change
+        def write(held: Held) -> StateChange | None:
+            change = held.set_launch(state=str(state), last_error=error, error_details=details)
+            held.event(step, message)
+            return change
 
-        await self._write(write)
+        await self._write(key, write)
 
     async def record_registered(self, key: str, registered: Registered) -> None:
-        def write() -> StateChange | None:
-            with self.engine.begin() as conn:
-                change = set_launch(
-                    conn,
-                    key,
-                    state=str(S.REGISTERED),
-                    result=registered.to_json(),
-                    last_error=None,
-                    error_details=None,
-                )
-                add_event(conn, key, Step.REGISTER, f"registered: {registered.link}")
-                return change
-
-        await self._write(write)
-
-    # ── leases: one worker per launch at a time ─────────────────────────────
-
-    async def acquire(self, key: str, owner: str, ttl: float, worker: str = "") -> bool:
-        """Take the launch's lease if it is free, expired or already ours (atomic); a lease
-        newly taken is noted in its events with `worker`, who works it from now on."""
-
-        def write() -> bool:
-            stamp = now()
-            lease = {"lease_owner": owner, "lease_expires": stamp + timedelta(seconds=ttl)}
-            with self.engine.begin() as conn:
-                free = (L.c.lease_owner.is_(None)) | (L.c.lease_expires < stamp)
-                taken = conn.execute(update(L).where(L.c.key == key, free).values(**lease))
-                if taken.rowcount == 1:
-                    if worker:
-                        add_event(conn, key, LEASE, f"worked by {worker}")
-                    return True
-                ours = L.c.lease_owner == owner
-                return (
-                    conn.execute(update(L).where(L.c.key == key, ours).values(**lease)).rowcount
-                    == 1
-                )
-
-        return await self._run(write)
-
-    async def take_over(
-        self, key: str, dead: str, owner: str, ttl: float, worker: str = ""
-    ) -> bool:
-        """Take the lease of a worker known to be dead, if it still holds it (atomic)."""
-
-        def write() -> bool:
-            with self.engine.begin() as conn:
-                result = conn.execute(
-                    update(L)
-                    .where(L.c.key == key, L.c.lease_owner == dead)
-                    .values(lease_owner=owner, lease_expires=now() + timedelta(seconds=ttl))
-                )
-                if result.rowcount == 1:
-                    add_event(conn, key, LEASE, f"worked by {worker} (took over from {dead})")
-                return result.rowcount == 1
-
-        return await self._run(write)
-
-    async def workers(self, keys: Sequence[str]) -> dict[str, str]:
-        """Who last took each launch's lease (the `worker` given to `acquire`)."""
-
-        def read() -> dict[str, str]:
-            query = (
-                select(E.c.key, E.c.message)
-                .where(E.c.step == LEASE, E.c.key.in_(list(keys)))
-                .order_by(E.c.id)
+        def write(held: Held) -> StateChange | None:
+            change = held.set_launch(
+                state=str(S.REGISTERED),
+                result=registered.to_json(),
+                last_error=None,
+                error_details=None,
             )
-            with self.engine.connect() as conn:
-                found = {row.key: row.message for row in conn.execute(query)}
-            return {k: m.removeprefix("worked by ").split(" (")[0] for k, m in found.items()}
+            held.event(Step.REGISTER, f"registered: {registered.link}")
+            return change
 
-        return await self._run(read) if keys else {}
-
-    async def release(self, key: str, owner: str) -> None:
-        def write() -> None:
-            with self.engine.begin() as conn:
-                conn.execute(
-                    update(L)
-                    .where(L.c.key == key, L.c.lease_owner == owner)
-                    .values(lease_owner=None, lease_expires=None)
-                )
-
-        await self._run(write)
+        await self._write(key, write)

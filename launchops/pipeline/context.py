@@ -15,7 +15,7 @@ import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,8 +31,8 @@ from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.profiles import Profile
 from launchops.config.secrets import LaunchSecrets
-from launchops.errors import LeaseLost, SandboxPortTaken
-from launchops.journal.records import LaunchRecord
+from launchops.errors import JournalError, LeaseHeld, LeaseLost, SandboxPortTaken
+from launchops.journal.records import LaunchRecord, Lease
 from launchops.journal.store import Journal
 
 LEASE_SECONDS = 60.0
@@ -58,7 +58,8 @@ class LaunchContext:
     )
     lease_seconds: float = LEASE_SECONDS
     worker: str = ""  # who works launches here, as the journal's events name it
-    _renewed: dict[str, float] = field(default_factory=dict)
+    _renewed: dict[str, float] = field(default_factory=dict)  # launches worked: last renewal
+    _keepers: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # their renewals
     just_read: dict[str, LaunchRecord] = field(default_factory=dict)
     resolver: Callable[[str], str] | None = None  # reads prefect-secret: keys
     secrets: dict[str, LaunchSecrets] = field(default_factory=dict, repr=False)  # by launch
@@ -68,29 +69,100 @@ class LaunchContext:
         return self.keypair.pubkey()
 
     async def acquire(self, key: str) -> bool:
-        taken = await self.journal.acquire(key, self.owner, self.lease_seconds, self.worker)
-        if not taken:
+        """Take the launch's lease (or renew ours) and keep it renewed in the background
+        until `release`; False when another worker holds it."""
+        lease = await self.journal.acquire(key, self.owner, self.lease_seconds, self.worker)
+        if lease is None:
             # A worker on this machine that died (kill -9) need not be waited out.
             record = await self.journal.get(key)
             holder = record.lease_owner if record else None
             if holder and _dead_here(holder):
-                taken = await self.journal.take_over(
+                lease = await self.journal.take_over(
                     key, holder, self.owner, self.lease_seconds, self.worker
                 )
-        if taken:
-            self._renewed[key] = time.monotonic()
-        return taken
+        if lease is None:
+            self._lose(key)
+            return False
+        self.journal.held[key] = lease
+        self._renewed[key] = time.monotonic()
+        if key not in self._keepers or self._keepers[key].done():
+            self._keepers[key] = asyncio.create_task(self._keep(key), name=f"lease {key}")
+        return True
+
+    async def check_lease(self, key: str) -> None:
+        """Before a side effect: LeaseLost if another worker took the launch over; renewed
+        here and now if the background renewal is late (a stalled process)."""
+        lease = self.journal.held.get(key)
+        if lease is None or lease.owner != self.owner:
+            raise LeaseLost(key)
+        if time.monotonic() - self._renewed.get(key, 0) > self.lease_seconds / 2:
+            await self._renew_now(lease)
 
     async def renew(self, key: str) -> None:
-        """Extend our lease when a third of it has passed (cheap to call often)."""
-        if time.monotonic() - self._renewed.get(key, 0) > self.lease_seconds / 3:
-            if not await self.journal.acquire(key, self.owner, self.lease_seconds):
-                raise LeaseLost(key)
-            self._renewed[key] = time.monotonic()
+        """Between waits and steps: the same as `check_lease` (the lease itself is renewed
+        in the background while a step runs)."""
+        await self.check_lease(key)
+
+    @asynccontextmanager
+    async def holding(self, key: str) -> AsyncIterator[None]:
+        """The launch's lease held around a block: the one this worker works it under (a
+        runner's, checked first), else taken for the block alone and given back after."""
+        if key in self._renewed:
+            await self.check_lease(key)
+            yield
+            return
+        if not await self.acquire(key):
+            raise LeaseHeld(f"launch {key} is being worked by another worker")
+        try:
+            yield
+        finally:
+            await self.release(key)
 
     async def release(self, key: str) -> None:
         self._renewed.pop(key, None)
-        await self.journal.release(key, self.owner)
+        keeper = self._keepers.pop(key, None)
+        if keeper is not None:
+            keeper.cancel()
+        lease = self.journal.held.pop(key, None)
+        if lease is not None and lease.owner == self.owner:
+            await self.journal.release(lease)
+
+    async def stop_keeping(self) -> None:
+        """Stop every background renewal (the context is closing)."""
+        keepers = list(self._keepers.values())
+        self._keepers.clear()
+        for keeper in keepers:
+            keeper.cancel()
+        await asyncio.gather(*keepers, return_exceptions=True)
+
+    async def _keep(self, key: str) -> None:
+        """Renew the lease every third of it while this worker holds it, so a step waiting
+        on an answer slower than the lease keeps it; stop once it is lost."""
+        while True:
+            await asyncio.sleep(max(self.lease_seconds / 3, 0.05))
+            lease = self.journal.held.get(key)
+            if lease is None or lease.owner != self.owner:
+                return
+            try:
+                await self._renew_now(lease)
+            except LeaseLost:
+                return
+            except JournalError:  # its database did not answer, say
+                continue  # again at the next tick; a fenced write decides meanwhile
+
+    async def _renew_now(self, lease: Lease) -> None:
+        started = time.monotonic()
+        if not await self.journal.renew(lease, self.lease_seconds):
+            self._lose(lease.key)
+            raise LeaseLost(lease.key)
+        if self.journal.held.get(lease.key) == lease:
+            self._renewed[lease.key] = started
+
+    def _lose(self, key: str) -> None:
+        """Another worker has the launch: nothing more is written under our lease."""
+        lease = self.journal.held.get(key)
+        if lease is not None and lease.owner == self.owner:
+            del self.journal.held[key]
 
 
 def _dead_here(owner: str) -> bool:
@@ -131,20 +203,27 @@ async def open_context(
     makes the rate limit of the API (`api`) and of the RPC (`rpc`) calls, shared by every
     launch in flight (the Prefect layer passes one shared by every worker)."""
     keypair = load_keypair(profile.keypair, state_dir=profile.profile_dir, resolver=resolver)
-    embedded = start_embedded_sandbox(profile, progress)
     limit = limiter or local_limiter
-    journal = await Journal.open(profile.journal)
-    client = AsyncServiceClient(
-        profile.base_url,
-        network=profile.network,
-        timeout=profile.timeout_seconds,
-        limiter=limit("api", profile.api_rate),
-        max_connections=max(32, profile.concurrency * 2),
-    )
-    rpc = ChainRpc(
-        profile.rpc_url, timeout=profile.timeout_seconds, limiter=limit("rpc", profile.rpc_rate)
-    )
-    try:
+    async with AsyncExitStack() as stack:  # whatever started is stopped, however it ends
+        embedded = start_embedded_sandbox(profile, progress)
+        if embedded is not None:
+            stack.push_async_callback(asyncio.to_thread, embedded.stop)
+        journal = await Journal.open(profile.journal)
+        stack.push_async_callback(journal.close)
+        client = AsyncServiceClient(
+            profile.base_url,
+            network=profile.network,
+            timeout=profile.timeout_seconds,
+            limiter=limit("api", profile.api_rate),
+            max_connections=max(32, profile.concurrency * 2),
+        )
+        stack.push_async_callback(client.aclose)
+        rpc = ChainRpc(
+            profile.rpc_url,
+            timeout=profile.timeout_seconds,
+            limiter=limit("rpc", profile.rpc_rate),
+        )
+        stack.push_async_callback(rpc.close)
         await guard_network(rpc, profile)  # before anything is created or sent
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
@@ -152,27 +231,21 @@ async def open_context(
         watcher = StatusWatcher(
             rpc, profile.poll_seconds, feed=feed, fallback=profile.rebroadcast_seconds
         )
-        try:
-            yield LaunchContext(
-                profile,
-                client,
-                rpc,
-                journal,
-                keypair,
-                watcher,
-                progress,
-                lease_seconds=lease_seconds or profile.lease_seconds,
-                worker=profile.worker_name,
-                resolver=resolver,
-            )
-        finally:
-            await watcher.close()
-    finally:
-        await client.aclose()
-        await rpc.close()
-        await journal.close()
-        if embedded is not None:
-            await asyncio.to_thread(embedded.stop)
+        stack.push_async_callback(watcher.close)
+        ctx = LaunchContext(
+            profile,
+            client,
+            rpc,
+            journal,
+            keypair,
+            watcher,
+            progress,
+            lease_seconds=lease_seconds or profile.lease_seconds,
+            worker=profile.worker_name,
+            resolver=resolver,
+        )
+        stack.push_async_callback(ctx.stop_keeping)
+        yield ctx
 
 
 def local_limiter(name: str, rate: float) -> Any:

@@ -68,11 +68,13 @@ async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> 
 
 async def run_step(step: Step, ctx: LaunchContext, key: str) -> None:
     """Run `step` of the launch, by its kind's step table; nothing when the launch is no
-    longer where that step runs from (a step repeated after it finished)."""
-    record = ctx.just_read.pop(key, None) or await ctx.journal.get(key)
-    assert record is not None, f"launch {key} is not in the journal"
-    if transition(record.state, record.kind).step is step:
-        await STEP_TABLES[record.kind][step](ctx, record)
+    longer where that step runs from (a step repeated after it finished). Under the lease
+    the runner holds, else one taken for this step alone: no step writes without one."""
+    async with ctx.holding(key):
+        record = ctx.just_read.pop(key, None) or await ctx.journal.get(key)
+        assert record is not None, f"launch {key} is not in the journal"
+        if transition(record.state, record.kind).step is step:
+            await STEP_TABLES[record.kind][step](ctx, record)
 
 
 async def run_launch(
@@ -99,8 +101,7 @@ async def run_launch(
             with attempt:
                 record = await _steps(ctx, key, call, first={Driver.CREATE_AGAIN, by})
     finally:
-        if not done(record.state, record.kind):  # nobody needs a finished launch's lease
-            await ctx.release(key)
+        await ctx.release(key)  # a lost lease: nothing to give back, the renewal stops
     return record
 
 

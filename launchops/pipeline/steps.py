@@ -116,6 +116,7 @@ async def create(ctx: LaunchContext, record: LaunchRecord) -> None:
     number = await next_attempt(ctx, record)
     if number is None:
         return
+    await ctx.check_lease(record.key)
     try:
         created = await ctx.client.create_launch(ctx.wallet, record.launch, agent=record.agent)
     except APIStatusError as exc:
@@ -231,6 +232,7 @@ async def _once_indexed(ctx: LaunchContext, record: LaunchRecord) -> RegisterLau
             if attempt.retry_state.attempt_number > 1:
                 await ctx.renew(record.key)  # the wait may outlast a third of the lease
                 ctx.progress(record.key, Step.REGISTER, "not indexed yet: asking again")
+            await ctx.check_lease(record.key)
             return await ctx.client.register_launch(
                 record.genesis,
                 record.launch,

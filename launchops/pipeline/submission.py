@@ -116,6 +116,7 @@ class Submission:
         expired_at: int | None = None  # the slot at which its expiry was first seen
         while True:
             if time.monotonic() - last_send >= profile.rebroadcast_seconds:
+                await ctx.check_lease(self.key)  # a lost lease sends nothing more
                 skip = await self._send(index, skip)
                 last_send = time.monotonic()
                 await ctx.renew(self.key)

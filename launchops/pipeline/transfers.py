@@ -108,6 +108,7 @@ async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
         return
     order = record.order
     common = {"sender": ctx.wallet, "amount": order.amount, "network": order.network}
+    await ctx.check_lease(record.key)
     try:
         if record.kind is Kind.FUND:
             built = await ctx.client.build_fund_tx(order.agent, memo=order.memo, **common)

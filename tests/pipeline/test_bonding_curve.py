@@ -291,7 +291,8 @@ async def test_an_expired_tail_with_the_first_buyer_is_re_signed_by_both(sandbox
             if landing is not None and landing.reached("confirmed"):
                 break
         sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        async with ctx.holding(key):
+            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
         advance(sandbox, 160)
     async with context_for(sandbox, tmp_path) as ctx:  # resumed elsewhere, too
         record = await run_launch(ctx, key)

@@ -72,7 +72,8 @@ async def test_an_expired_tail_is_re_signed_in_each_format(sandbox_factory, tmp_
                 break
         assert landing is not None and landing.reached("confirmed")
         sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        async with ctx.holding(key):
+            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
         advance(sandbox, 160)
         record = await run_launch(ctx, key)
     assert record.state == "registered" and record.attempt == 1, record.last_error

@@ -1,5 +1,6 @@
 """The journal on SQLite and on PostgreSQL: recovery points, refused config changes,
-every create attempt kept, leases that only one worker holds until they expire."""
+every create attempt kept, leases that only one worker holds until they expire, writes
+fenced by the lease, and the transition table kept by the journal itself."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from dataclasses import replace
 import pytest
 from solders.signature import Signature
 
-from launchops.errors import JournalError
-from launchops.journal.records import Created, Registered, Send
+from launchops.errors import JournalError, LeaseLost
+from launchops.journal.records import Created, Lease, Registered, Send
 from launchops.journal.store import Journal
 from launchops.states import LaunchState, Outcome
 
@@ -44,12 +45,21 @@ CREATED = Created.from_json(
 SIGNATURE = Signature.new_unique()
 
 
+async def hold(journal: Journal, key: str, owner: str = "worker", ttl: float = 30) -> Lease:
+    """Take the launch's lease for `owner` and write under it from now on."""
+    lease = await journal.acquire(key, owner, ttl=ttl)
+    assert lease is not None
+    journal.held[key] = lease
+    return lease
+
+
 async def test_states_and_outputs_are_recorded_in_order(journal):
     key = unique("lp")
     record = await journal.begin(
         key, config={"name": "A"}, config_hash="h1", network="solana-mainnet", source="a.yaml"
     )
     assert record.state == "validated" and record.attempt == 0
+    await hold(journal, key)
     await journal.record_created(key, 1, CREATED)
     await journal.record_signed(key, 1, [b"\x01\x02"], [Send(SIGNATURE)])
     record = await journal.get(key)
@@ -66,11 +76,17 @@ async def test_states_and_outputs_are_recorded_in_order(journal):
         and record.current.number == 2
         and record.last_error is None
     )
+    await journal.record_signed(key, 2, [b"\x03"], [Send(SIGNATURE)])
+    landed = [Send(SIGNATURE, sent=True)]
+    await journal.record_sends(key, 2, landed, state=LaunchState.SUBMITTING)
+    await journal.record_sends(key, 2, landed, state=LaunchState.SUBMITTED)
+    await journal.set_state(key, LaunchState.CONFIRMED, step="confirm", message="all")
     await journal.record_registered(key, Registered("l", "https://x", "t", None))
     record = await journal.get(key)
     assert record.state == "registered" and record.registered.launch_id == "l"
     steps = [step for _, step, _ in await journal.events(key)]
-    assert steps == ["validate", "create", "sign", "submit", "create", "register"]
+    again = ["create", "sign", "confirm", "register"]
+    assert steps == ["validate", "create", "sign", "submit", *again]
     assert key in {r.key for r in await journal.all(states={"registered"})}
 
 
@@ -89,6 +105,7 @@ async def test_a_changed_config_under_a_key_is_refused(journal):
         key, config={"name": "B"}, config_hash="h2", network="n", source="a.yaml", replace=True
     )
     assert replaced.config == {"name": "B"}
+    await hold(journal, key)
     await journal.record_created(key, 1, CREATED)
     await journal.record_signed(key, 1, [b"x"], [Send(SIGNATURE)])
     await journal.record_sends(key, 1, [Send(SIGNATURE, sent=True)], state=LaunchState.SUBMITTING)
@@ -101,18 +118,89 @@ async def test_a_changed_config_under_a_key_is_refused(journal):
 async def test_a_lease_has_one_holder_until_it_expires(journal):
     key = unique("lease")
     await journal.begin(key, config={}, config_hash="h", network="n", source=None)
-    assert await journal.acquire(key, "worker-a", ttl=0.5)
-    assert await journal.acquire(key, "worker-a", ttl=0.5)  # ours: renewed
-    assert not await journal.acquire(key, "worker-b", ttl=0.5)
+    first = await journal.acquire(key, "worker-a", ttl=0.5)
+    assert first is not None
+    assert await journal.acquire(key, "worker-a", ttl=0.5) == first  # ours: renewed
+    assert await journal.acquire(key, "worker-b", ttl=0.5) is None
     await asyncio.sleep(0.6)
-    assert await journal.acquire(key, "worker-b", ttl=30)  # a dead worker's lease is taken over
-    assert not await journal.acquire(key, "worker-a", ttl=30)
-    await journal.release(key, "worker-b")
-    assert await journal.acquire(key, "worker-a", ttl=30)
+    taken = await journal.acquire(key, "worker-b", ttl=30)  # a dead worker's lease is taken
+    assert taken is not None and taken.epoch == first.epoch + 1  # the fencing number grows
+    assert await journal.acquire(key, "worker-a", ttl=30) is None
+    assert not await journal.renew(first, ttl=30)
+    await journal.release(taken)
+    again = await journal.acquire(key, "worker-a", ttl=30)
+    assert again is not None and again.epoch == taken.epoch + 1
 
 
 async def test_concurrent_acquires_have_exactly_one_winner(journal):
     key = unique("race")
     await journal.begin(key, config={}, config_hash="h", network="n", source=None)
     results = await asyncio.gather(*(journal.acquire(key, f"w{i}", ttl=30) for i in range(8)))
-    assert sum(results) == 1
+    assert sum(r is not None for r in results) == 1
+
+
+async def test_a_holder_whose_lease_was_taken_writes_nothing_more(journal):
+    """A's lease lapses mid-step and B takes the launch: A's next write (its create's
+    answer) is refused as a lost lease and changes nothing; B's writes hold."""
+    key = unique("fenced")
+    await journal.begin(key, config={}, config_hash="h", network="n", source=None)
+    lapsing = await hold(journal, key, "worker-a", ttl=0.2)
+    await asyncio.sleep(0.3)
+    taken = await journal.acquire(key, "worker-b", ttl=30)
+    assert taken is not None and taken.epoch > lapsing.epoch
+    with pytest.raises(LeaseLost, match="taken over by another worker"):
+        await journal.record_created(key, 1, CREATED)
+    assert key not in journal.held  # nothing more is written under it
+    with pytest.raises(LeaseLost):
+        await journal.set_state(key, LaunchState.FAILED, step="create", message="x")
+    record = await journal.get(key)
+    assert record.state == "validated" and record.attempts == [] and record.last_error is None
+    journal.held[key] = taken  # the taker resumes from what the journal holds
+    await journal.record_created(key, 1, CREATED)
+    record = await journal.get(key)
+    assert record.state == "created" and [a.number for a in record.attempts] == [1]
+    # The same owner name under an older fencing number is refused all the same.
+    journal.held[key] = Lease(key, taken.owner, taken.epoch - 1)
+    with pytest.raises(LeaseLost):
+        await journal.record_signed(key, 1, [b"x"], [Send(SIGNATURE)])
+    assert (await journal.get(key)).state == "created"
+
+
+async def test_a_write_without_a_lease_is_refused(journal):
+    key = unique("unleased")
+    await journal.begin(key, config={}, config_hash="h", network="n", source=None)
+    with pytest.raises(LeaseLost):
+        await journal.record_created(key, 1, CREATED)
+    assert (await journal.get(key)).attempts == []
+
+
+async def test_the_journal_refuses_a_state_the_table_does_not_allow(journal):
+    key = unique("table")
+    await journal.begin(key, config={}, config_hash="h", network="n", source=None)
+    await hold(journal, key)
+    with pytest.raises(JournalError, match="from validated to registered; the transition table"):
+        await journal.set_state(key, LaunchState.REGISTERED, step="register", message="no")
+    record = await journal.get(key)
+    assert record.state == "validated" and record.attempt == 0
+    await journal.record_created(key, 1, CREATED)
+    with pytest.raises(JournalError, match="from created to submitted"):  # nothing signed
+        await journal.record_sends(key, 1, [Send(SIGNATURE)], state=LaunchState.SUBMITTED)
+    assert (await journal.get(key)).current.sends is None  # the whole write was refused
+    with pytest.raises(JournalError) as refused:  # a second create attempt 1: a sentence
+        await journal.record_created(key, 1, CREATED)
+    text = str(refused.value)
+    assert "attempt 1 is already in the journal" in text
+    assert not any(word in text for word in ("duplicate key", "INSERT", "psycopg", "sqlite3"))
+    assert (await journal.get(key)).state == "created"
+
+
+async def test_a_replaced_config_fences_out_its_holder(journal):
+    key = unique("replaced")
+    await journal.begin(key, config={"a": 1}, config_hash="h1", network="n", source=None)
+    await hold(journal, key)
+    await journal.begin(
+        key, config={"a": 2}, config_hash="h2", network="n", source=None, replace=True
+    )
+    with pytest.raises(LeaseLost):  # its create's answer was for the old config
+        await journal.record_created(key, 1, CREATED)
+    assert (await journal.get(key)).attempts == []

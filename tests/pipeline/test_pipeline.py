@@ -181,7 +181,8 @@ async def test_expiry_after_a_partial_landing_re_signs_the_tail(chain, tmp_path)
         ):
             pass
         sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        async with ctx.holding(key):  # a write outside a step holds the lease too
+            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
         advance(chain, 160)
         record = await run_launch(ctx, key)
     assert record.state == "registered" and record.attempt == 1  # no second create
@@ -218,13 +219,14 @@ async def test_a_tail_that_needs_the_services_signature_goes_to_needs_attention(
         tail = VersionedTransaction(message, [ctx.keypair, service])
         tail_signature = tail.signatures[0]
         sends = [Send(attempt.signatures[0], sent=True), Send(tail_signature, sent=True)]
-        await ctx.journal.record_sends(
-            key,
-            attempt.number,
-            sends,
-            state=LaunchState.SUBMITTING,
-            signed=[attempt.signed[0], bytes(tail)],
-        )
+        async with ctx.holding(key):
+            await ctx.journal.record_sends(
+                key,
+                attempt.number,
+                sends,
+                state=LaunchState.SUBMITTING,
+                signed=[attempt.signed[0], bytes(tail)],
+            )
         advance(chain, 160)
         record = await run_launch(ctx, key)
     assert record.state == "needs_attention"
