@@ -53,7 +53,8 @@ def main() -> None:
             LAUNCHOPS_EMBEDDED_SANDBOX="false",
             LAUNCHOPS_POLL_SECONDS="0.05",
         )
-        from flows.launch import launch_flow
+        from launchops.flows.launch import launch_flow
+
         from launchops.config.profiles import load_profile
         from launchops.pipeline.context import open_context
         from launchops.pipeline.runner import run_launch, validate

@@ -14,6 +14,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from launchops.tasks import validate_step
+from launchops.tasks.context import FlowContext, flow_context, row_listeners
+from launchops.tasks.limits import launch_slots
+from launchops.tasks.report import publish_report
+from launchops.tasks.spread import finish_spread, spread_batch
 from prefect import flow
 
 from launchops.config.launchfile import launch_files
@@ -22,11 +27,6 @@ from launchops.library import batch_outcome
 from launchops.pipeline.batch import BatchRow, counts, record_files, run_keys, sweep
 from launchops.pipeline.context import LaunchContext
 from launchops.results import BatchResult
-from tasks import validate_step
-from tasks.context import FlowContext, flow_context, row_listeners
-from tasks.limits import launch_slots
-from tasks.report import publish_report
-from tasks.spread import finish_spread, spread_batch
 
 
 @flow(name="batch", log_prints=False)

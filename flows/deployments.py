@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from launchops.flows.batch import batch_flow, batch_part_flow
+from launchops.flows.launch import launch_flow
+from launchops.flows.registrations import registrations_flow
 from prefect.schedules import Cron, RRule, Schedule, validate_cron_string
 
-from flows.batch import batch_flow, batch_part_flow
-from flows.launch import launch_flow
-from flows.registrations import registrations_flow
 from launchops.api.errors import LaunchOpsError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from launchops.flows.batch import finish
+from launchops.tasks.context import flow_context, row_listeners
 from prefect import flow
 
-from flows.batch import finish
 from launchops.pipeline.batch import run_funding
 from launchops.results import BatchResult
-from tasks.context import flow_context, row_listeners
 
 
 @flow(name="funding", log_prints=False)

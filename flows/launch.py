@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from launchops.tasks import validate_step
+from launchops.tasks.context import flow_context
 from prefect import flow
 
 from launchops.library import launch_in
 from launchops.results import LaunchResult
-from tasks import validate_step
-from tasks.context import flow_context
 
 
 @flow(name="launch", log_prints=False)

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from launchops.tasks.events import EVENT_PREFIX
+from launchops.tasks.limits import limit_names, shared_rate
+
 from launchops.config.profiles import Profile
-from tasks.events import EVENT_PREFIX
-from tasks.limits import limit_names, shared_rate
 
 CRASH_AUTOMATION = "launchops: crash flow runs whose worker died"
 ATTENTION_AUTOMATION = "launchops: a launch needs attention"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from launchops.flows.batch import finish
+from launchops.tasks.context import flow_context, row_listeners
 from prefect import flow
 
-from flows.batch import finish
 from launchops.pipeline.batch import retry_registrations
 from launchops.results import BatchResult
-from tasks.context import flow_context, row_listeners
 
 
 @flow(name="registration-retry", log_prints=False)

@@ -137,7 +137,8 @@ class BatchResult:
     counts: Mapping[str, int]
     ok: bool
     reports: Mapping[str, Path]
-    parts: int = 0  # flow runs of other workers that took a share (Prefect pools)
+    parts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """The flow runs of other workers that took a share (Prefect pools): name -> state."""
     raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), repr=False)
 
     @classmethod
@@ -148,13 +149,13 @@ class BatchResult:
             counts=MappingProxyType(dict(result.get("counts", {}))),
             ok=bool(result.get("ok")),
             reports=MappingProxyType({k: Path(v) for k, v in result.get("reports", {}).items()}),
-            parts=int(result.get("parts") or 0),
+            parts=MappingProxyType(dict(result.get("parts") or {})),
             raw=MappingProxyType(dict(result)),
         )
 
     def to_json(self) -> dict[str, Any]:
         """The result as `--json` prints it (and the JSON report holds)."""
-        return {**self.raw, "parts": self.parts}
+        return {**self.raw, "parts": dict(self.parts)}
 
 
 __all__ = ["BatchItem", "BatchResult", "LaunchResult"]

@@ -1,12 +1,13 @@
 """Prefect tasks, one module per step, each thin over plain functions of launchops."""
 
+from launchops.tasks.confirm import confirm_step
+from launchops.tasks.create import create_step
+from launchops.tasks.register import register_step
+from launchops.tasks.sign import sign_step
+from launchops.tasks.submit import submit_step
+from launchops.tasks.validate import validate_step
+
 from launchops.states import Step
-from tasks.confirm import confirm_step
-from tasks.create import create_step
-from tasks.register import register_step
-from tasks.sign import sign_step
-from tasks.submit import submit_step
-from tasks.validate import validate_step
 
 STEP_TASKS = {
     Step.CREATE: create_step,

@@ -23,9 +23,10 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from launchops.tasks.events import launch_event
+
 from launchops.journal.alerts import ALERT_STATES, Alert, mark_delivered, undelivered
 from launchops.journal.records import StateChange
-from tasks.events import launch_event
 
 if TYPE_CHECKING:
     from prefect.events import Event

@@ -12,10 +12,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from launchops.tasks.alerts import AlertSender
+
 from launchops.config.profiles import Profile, load_profile
 from launchops.pipeline.context import LaunchContext, open_context
 from launchops.states import Step
-from tasks.alerts import AlertSender
 
 ALERTS_AT_CLOSE_SECONDS = 60.0
 _CONTEXTS: dict[str, LaunchContext] = {}
@@ -81,13 +82,13 @@ class FlowContext:
     alerts: AlertSender | None = None  # delivers the journal's outbox of alerts
 
     async def call(self, step: Step, _: LaunchContext, key: str) -> None:
-        from tasks import STEP_TASKS  # the step tasks import this module
+        from launchops.tasks import STEP_TASKS  # the step tasks import this module
 
         await STEP_TASKS[step](self.name, key)
 
     @property
     def launches_limit(self) -> str:
-        from tasks.limits import limit_names
+        from launchops.tasks.limits import limit_names
 
         return limit_names(self.settings.name)["launches"]
 
@@ -107,9 +108,9 @@ async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator
     sent again at the end if the API was away when it happened); on a worker, the API and
     RPC rates are the server's global limits (when `launchops deploy` made them), held by
     all workers."""
-    from tasks.events import emit_state_change
-    from tasks.limits import existing_limits, limit_names
-    from tasks.secrets import secret_keypair
+    from launchops.tasks.events import emit_state_change
+    from launchops.tasks.limits import existing_limits, limit_names
+    from launchops.tasks.secrets import secret_keypair
 
     settings = load_profile(profile, profiles_file=Path(profiles_file) if profiles_file else None)
     _quiet_task_runs()
@@ -141,8 +142,9 @@ def _quiet_task_runs() -> None:
 
 
 def _shared_limiter(profile: str, present: dict[str, int]) -> Callable[[str, float], object]:
+    from launchops.tasks.limits import SharedRate, limit_names, shared_rate
+
     from launchops.pipeline.context import local_limiter
-    from tasks.limits import SharedRate, limit_names, shared_rate
 
     names = limit_names(profile)
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from launchops.tasks.options import STEP_TASK
+from launchops.tasks.quiet import run_step_quietly
 from prefect import task
 
 from launchops.states import Step
-from tasks.options import STEP_TASK
-from tasks.quiet import run_step_quietly
 
 
 @task(name="create", task_run_name="create {key}", **STEP_TASK)

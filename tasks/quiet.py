@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 
+from launchops.tasks.context import context
+
 from launchops.errors import LeaseLost
 from launchops.pipeline.runner import run_step
 from launchops.states import Step
-from tasks.context import context
 
 
 async def run_step_quietly(step: Step, context_name: str, key: str) -> None:

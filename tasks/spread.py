@@ -14,7 +14,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-PART_DEPLOYMENT = "batch-part/batch-part-{profile}"
+PART_FLOW = "batch-part"
+
+
+def part_deployment(batch_deployment: str) -> str:
+    """The part deployment beside a batch deployment, by the one naming rule both
+    `launchops deploy` (`batch-PROFILE`, `batch-part-PROFILE`) and prefect.yaml (`batch`,
+    `batch-part`) follow: the batch's name with `batch` made `batch-part`."""
+    suffix = batch_deployment.removeprefix("batch")
+    return f"{PART_FLOW}/{PART_FLOW}{suffix}"
 
 
 @dataclass
@@ -36,6 +44,7 @@ async def spread_batch(
     from prefect.context import get_run_context
     from prefect.deployments import arun_deployment
     from prefect.exceptions import ObjectNotFound
+    from prefect.runtime import deployment
 
     flow_run = get_run_context().flow_run  # type: ignore[union-attr]
     if flow_run is None or not flow_run.deployment_id or not flow_run.work_pool_name:
@@ -44,7 +53,7 @@ async def spread_batch(
         workers = await client.read_workers_for_work_pool(flow_run.work_pool_name)
         online = sum(1 for w in workers if w.status == WorkerStatus.ONLINE)
         try:
-            part = await client.read_deployment_by_name(PART_DEPLOYMENT.format(profile=profile))
+            part = await client.read_deployment_by_name(part_deployment(str(deployment.name)))
         except ObjectNotFound:
             return Spread(1, concurrency)
     participants = max(1, min(online, len(keys)))

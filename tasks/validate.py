@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from launchops.tasks.context import context
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from launchops.pipeline.runner import validate
-from tasks.context import context
 
 
 @task(name="validate", task_run_name="validate {path}", cache_policy=NO_CACHE, persist_result=False)

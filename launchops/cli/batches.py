@@ -75,8 +75,8 @@ def batch(
         update = board.update if board else (lambda row: None)
 
         async def flow() -> BatchResult:
-            from flows.batch import batch_flow
-            from tasks.context import listen_rows
+            from launchops.flows.batch import batch_flow
+            from launchops.tasks.context import listen_rows
 
             listen_rows(update)
             paths = [str(f) for f in files]
@@ -112,7 +112,7 @@ def registrations_retry(
         settings = settings_for(profile, profiles, base_url)
 
         async def flow() -> BatchResult:
-            from flows.registrations import registrations_flow
+            from launchops.flows.registrations import registrations_flow
 
             where = str(profiles) if profiles else None
             return await registrations_flow(

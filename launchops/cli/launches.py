@@ -187,8 +187,8 @@ def _launch(
     listener = board.update if board else (lambda *_: None)
 
     async def flow() -> LaunchResult:
-        from flows.launch import launch_flow
-        from tasks.context import listen
+        from launchops.flows.launch import launch_flow
+        from launchops.tasks.context import listen
 
         listen(listener)
         path = str(file) if file else None

@@ -101,7 +101,7 @@ def deploy(
 
             for name, value in SCHEDULING.items():  # before Prefect reads its settings
                 os.environ.setdefault(name, value)
-        from flows.deployments import build
+        from launchops.flows.deployments import build
 
         deployments = build(
             profile=profile,
@@ -171,7 +171,7 @@ def _on_pool(
     """Make what the server lacks, register the deployments on the pool, say what was done."""
     from prefect import deploy as prefect_deploy
 
-    from flows.pool import prepare
+    from launchops.flows.pool import prepare
 
     prepared = run(prepare(pool, settings, crash_after=crash_after, notify_webhook=notify_webhook))
     with redirect_stdout(io.StringIO()):  # Prefect's advice for local pools; ours follows

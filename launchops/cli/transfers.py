@@ -157,7 +157,7 @@ def fund_batch(
         settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
 
         async def flow() -> BatchResult:
-            from flows.funding import funding_flow
+            from launchops.flows.funding import funding_flow
 
             where = str(profiles) if profiles else None
             return await funding_flow(str(file), settings.name, concurrency, profiles_file=where)

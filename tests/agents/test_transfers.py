@@ -234,7 +234,7 @@ def test_funding_list_and_cli(chain, tmp_path):
 
 
 async def test_the_funding_flow_through_prefect(chain, tmp_path, monkeypatch, prefect_server):
-    from flows.funding import funding_flow
+    from launchops.flows.funding import funding_flow
 
     for name, value in profile_env(chain, tmp_path / "home").items():
         if name.startswith("LAUNCHOPS_"):

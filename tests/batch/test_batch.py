@@ -217,9 +217,8 @@ def test_two_workers_on_postgres_never_work_the_same_launch(
 async def test_the_prefect_batch_flow_publishes_a_table_artifact(
     sandbox_factory, tmp_path, monkeypatch, prefect_server
 ):
+    from launchops.flows.batch import batch_flow
     from prefect.client.orchestration import get_client
-
-    from flows.batch import batch_flow
 
     sandbox = sandbox_factory()
     for name, value in profile_env(sandbox, tmp_path / "home").items():

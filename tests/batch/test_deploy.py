@@ -91,7 +91,8 @@ def test_an_unquoted_schedule_time_is_taken(tmp_path):
 
 def test_a_second_deploy_says_what_exists(tmp_path, monkeypatch, prefect_server):
     """What a second `deploy --pool` finds is `kept` (printed "exists"), never "made"."""
-    from flows.pool import prepare
+    from launchops.flows.pool import prepare
+
     from launchops.config.profiles import load_profile
 
     monkeypatch.setenv("LAUNCHOPS_HOME", str(tmp_path / "home"))

@@ -25,7 +25,7 @@ BOUND_SECONDS = 240  # measured 17-19 s on two shared cores: this catches a hang
 async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
     sandbox_factory, tmp_path, monkeypatch, prefect_server
 ):
-    from flows.batch import batch_flow
+    from launchops.flows.batch import batch_flow
 
     sandbox = sandbox_factory(slot_ms=50, seed=7)
     home = tmp_path / "home"

@@ -52,7 +52,7 @@ async def test_a_lagging_node_never_makes_a_second_token(sandbox_factory, tmp_pa
 
 
 async def test_through_the_prefect_flow_too(sandbox_factory, tmp_path, monkeypatch, prefect_server):
-    from flows.batch import batch_flow
+    from launchops.flows.batch import batch_flow
 
     sandbox = sandbox_factory(slot_ms=50)
     profile = profile_for(sandbox, tmp_path / "home", **POLLING_ONLY)

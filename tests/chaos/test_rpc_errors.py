@@ -59,7 +59,7 @@ async def test_a_batch_rides_over_a_real_rpcs_errors(sandbox_factory, tmp_path, 
 
 
 async def test_through_the_prefect_flow_too(sandbox_factory, tmp_path, monkeypatch, prefect_server):
-    from flows.batch import batch_flow
+    from launchops.flows.batch import batch_flow
 
     sandbox = sandbox_factory(slot_ms=50, seed=20)
     for name, value in profile_env(sandbox, tmp_path / "home").items():

@@ -94,8 +94,8 @@ async def test_a_journal_that_fails_to_open_stops_the_sandbox(tmp_path, monkeypa
 async def test_a_step_task_treats_a_lost_lease_as_a_quiet_stop(sandbox_factory, tmp_path):
     """The Prefect create task of a launch taken over meanwhile completes without an error
     (nothing created is kept); the runner, renewing next, finds the lease gone."""
-    from tasks.context import forget, register
-    from tasks.create import create_step
+    from launchops.tasks.context import forget, register
+    from launchops.tasks.create import create_step
 
     sandbox = sandbox_factory()
     path = write_launch(tmp_path / "launches", key="quiet")

@@ -174,7 +174,7 @@ async def test_a_flow_started_elsewhere_is_guarded_too(
     sandbox_factory, tmp_path, monkeypatch, prefect_server
 ):
     """A deployment's run (no command before it) meets the guard in its flow's context."""
-    from flows.launch import launch_flow
+    from launchops.flows.launch import launch_flow
 
     sandbox = sandbox_factory()
     home = tmp_path / "home"

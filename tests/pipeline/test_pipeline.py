@@ -267,7 +267,7 @@ async def test_the_journal_never_holds_the_secret_key(chain, tmp_path):
 
 
 async def test_the_prefect_flow_runs_the_same_steps(chain, tmp_path, monkeypatch, prefect_server):
-    from flows.launch import launch_flow
+    from launchops.flows.launch import launch_flow
 
     for name, value in {
         "LAUNCHOPS_HOME": str(tmp_path),
@@ -286,10 +286,10 @@ async def test_the_prefect_flow_runs_the_same_steps(chain, tmp_path, monkeypatch
 
 
 async def test_prefect_retries_a_step_only_on_what_nothing_beneath_retried(prefect_server):
+    from launchops.tasks.options import STEP_TASK
     from prefect import flow, task
 
     from launchops.api.errors import APIStatusError
-    from tasks.options import STEP_TASK
 
     calls: list[int] = []
 
@@ -322,7 +322,7 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
 ):
     """Register answering 503 for good: the client's eight attempts, nothing above them
     (this was 4 x 6 x 3 = 72 POSTs through Prefect, 24 in-process)."""
-    from flows.launch import launch_flow
+    from launchops.flows.launch import launch_flow
 
     forever = {"POST /v1/launches/register": 1000}
     set_faults(chain, fail_status=503, fail_next=forever)

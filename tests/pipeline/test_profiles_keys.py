@@ -83,10 +83,10 @@ def test_a_bad_key_is_refused_without_echoing_it(tmp_path, monkeypatch):
 async def test_a_keypair_in_a_prefect_secret_block(
     sandbox_factory, tmp_path, monkeypatch, prefect_server
 ):
+    from launchops.flows.launch import launch_flow
     from prefect.blocks.system import Secret
     from solana.rpc.async_api import AsyncClient
 
-    from flows.launch import launch_flow
     from tests.support.solana import wait_for
 
     sandbox = sandbox_factory()

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from launchops.tasks.alerts import deliver_alerts
 
 from launchops.journal.alerts import alerts_of, undelivered
 from launchops.journal.store import Journal
 from launchops.states import LaunchState, Step
-from tasks.alerts import deliver_alerts
 
 S = LaunchState
 
