@@ -93,10 +93,11 @@ def refuse(message: str) -> typer.Exit:
 def user_errors(base_url: str | None = None) -> Iterator[None]:
     """Turn launchops' errors into one clear line and exit code 1, never a traceback."""
     from launchops.errors import InvalidInputError, LaunchOpsError, NetworkError, WrongCluster
+    from launchops.library import UnknownLaunch
 
     try:
         yield
-    except WrongCluster as exc:  # refused before anything was sent: exit 2
+    except (WrongCluster, UnknownLaunch) as exc:  # refused before anything was sent: exit 2
         raise refuse(str(exc)) from None
     except InvalidInputError as exc:
         err = error_line("invalid input")
