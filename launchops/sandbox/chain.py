@@ -8,7 +8,6 @@ later and `finalized` 32 slots later, and dropped or delayed transactions on dem
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import OrderedDict, defaultdict
@@ -40,6 +39,7 @@ from launchops.sandbox.formats import (
     new_table,
     table_candidates,
 )
+from launchops.sandbox.tx_errors import err_json, meta_of, preflight_failure
 
 BLOCKHASH_VALIDITY = 150
 FINALIZED_DEPTH = 32
@@ -178,14 +178,14 @@ class Chain:
         if signature in self.landed or signature in self.pending_sigs:
             if skip_preflight or signature in self.pending_sigs:
                 return signature
-            raise _preflight_failure("AlreadyProcessed")
+            raise preflight_failure("AlreadyProcessed")
         if not skip_preflight:
             if not self.blockhash_valid(tx.message.recent_blockhash):
-                raise _preflight_failure("BlockhashNotFound")
+                raise preflight_failure("BlockhashNotFound")
             result = self.svm.simulate_transaction(tx)
             if isinstance(result, FailedTransactionMetadata):
-                logs, units = _meta(result.meta())
-                raise _preflight_failure(_err_json(result), logs, units)
+                logs, units = meta_of(result.meta())
+                raise preflight_failure(err_json(result), logs, units)
         if self.faults.drop_rate and self.rng.random() < self.faults.drop_rate:
             # Accepted, and lost like a dropped packet: only a rebroadcast can land it.
             self.dropped.add(signature)
@@ -215,8 +215,8 @@ class Chain:
         else:
             result = self.svm.send_transaction(tx)
             failed = isinstance(result, FailedTransactionMetadata)
-            logs, units = _meta(result.meta() if failed else result)
-            err = _err_json(result) if failed else None
+            logs, units = meta_of(result.meta() if failed else result)
+            err = err_json(result) if failed else None
         if err == "AlreadyProcessed":
             return
         landed = Landed(
@@ -261,8 +261,8 @@ class Chain:
         tx = VersionedTransaction.from_bytes(raw)
         result = self.svm.simulate_transaction(tx)
         failed = isinstance(result, FailedTransactionMetadata)
-        logs, units = _meta(result.meta())
-        err = _err_json(result) if failed else None
+        logs, units = meta_of(result.meta())
+        err = err_json(result) if failed else None
         if not failed and not self.blockhash_valid(tx.message.recent_blockhash):
             err = "BlockhashNotFound"
         return {
@@ -352,72 +352,16 @@ class Chain:
 
     def airdrop(self, key: Pubkey, lamports: int) -> Signature:
         result = self.svm.airdrop(key, lamports)
-        if (
-            isinstance(result, FailedTransactionMetadata)
-            and _err_json(result) == "AlreadyProcessed"
-        ):
+        if isinstance(result, FailedTransactionMetadata) and err_json(result) == "AlreadyProcessed":
             # The same airdrop twice in one slot is the same transaction: a second request
             # is a second credit, so build it on a fresh (LiteSVM-internal) blockhash.
             self.svm.expire_blockhash()
             result = self.svm.airdrop(key, lamports)
         if isinstance(result, FailedTransactionMetadata):
-            raise RpcError(-32603, f"airdrop failed: {_err_json(result)}")
+            raise RpcError(-32603, f"airdrop failed: {err_json(result)}")
         signature = result.signature()
         self.landed[signature] = Landed(self.slot, None, b"", 5000, [], 150, int(time.time()))
         return signature
 
     def rent_exempt(self, size: int) -> int:
         return self.svm.minimum_balance_for_rent_exemption(size)
-
-
-def _meta(meta: Any) -> tuple[list[str], int]:
-    """Logs and compute units of a TransactionMetadata (accessors are methods in solders)."""
-    return list(meta.logs()), int(meta.compute_units_consumed())
-
-
-def _err_json(result: FailedTransactionMetadata) -> Any:
-    return json.loads(result.to_json())["err"]
-
-
-_ERROR_TEXT = {
-    "AccountNotFound": "Attempt to debit an account but found no record of a prior credit.",
-    "BlockhashNotFound": "Blockhash not found",
-    "AlreadyProcessed": "This transaction has already been processed",
-    "InsufficientFundsForFee": "Insufficient funds for fee",
-    "SignatureFailure": "Transaction did not pass signature verification",
-    "ProgramAccountNotFound": "Attempt to load a program that does not exist",
-    "InvalidProgramForExecution": "Attempt to load a program that does not exist",
-}
-
-
-def error_text(err: Any) -> str:
-    """The node's Display text of a TransactionError given in its JSON form."""
-    if isinstance(err, str):
-        return _ERROR_TEXT.get(err, err)
-    if isinstance(err, dict) and "InstructionError" in err:
-        index, inner = err["InstructionError"]
-        if isinstance(inner, dict) and "Custom" in inner:
-            return (
-                f"Error processing Instruction {index}: custom program error: {inner['Custom']:#x}"
-            )
-        return f"Error processing Instruction {index}: {inner}"
-    if isinstance(err, dict) and "InsufficientFundsForRent" in err:
-        index = err["InsufficientFundsForRent"].get("account_index")
-        return f"Transaction results in an account ({index}) with insufficient funds for rent"
-    return json.dumps(err)
-
-
-def _preflight_failure(err: Any, logs: list[str] | None = None, units: int = 0) -> RpcError:
-    return RpcError(
-        -32002,
-        f"Transaction simulation failed: {error_text(err)}",
-        {
-            "accounts": None,
-            "err": err,
-            "innerInstructions": None,
-            "logs": logs or [],
-            "replacementBlockhash": None,
-            "returnData": None,
-            "unitsConsumed": units,
-        },
-    )
