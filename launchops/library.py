@@ -189,6 +189,46 @@ async def fund_agents(
         return await batch_outcome(ctx, rows, "funding")
 
 
+async def transfer(
+    kind: str,
+    agent: str,
+    amount: str,
+    *,
+    memo: str | None = None,
+    transfer_id: str | None = None,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+) -> dict[str, Any]:
+    """Fund an agent's wallet (`kind` "fund", anyone may) or withdraw from it to its owner
+    ("withdraw", the profile's key must own the asset): checked before it is signed, paid
+    once across re-runs (`transfer_id` names it; else its order does). Its summary."""
+    from launchops.pipeline.runner import run_launch
+    from launchops.pipeline.transfers import begin_transfer, transfer_summary
+    from launchops.states import Kind
+
+    async with opened(profile, profiles_file, base_url) as ctx:
+        record = await begin_transfer(
+            ctx, Kind(kind), agent=agent, amount=amount, memo=memo, given_id=transfer_id
+        )
+        return transfer_summary(await run_launch(ctx, record.key))
+
+
+async def dry_run(
+    file: str | Path,
+    *,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+) -> dict[str, Any]:
+    """Validate, create and sign `file`, then simulate each transaction: nothing is sent
+    or kept. What each simulation said."""
+    from launchops.pipeline.runner import dry_run as simulate
+
+    async with opened(profile, profiles_file, base_url) as ctx:
+        return await simulate(ctx, Path(file))
+
+
 # ── blocking forms ──────────────────────────────────────────────────────────
 
 
@@ -233,6 +273,7 @@ __all__ = [
     "batch",
     "batch_outcome",
     "batch_sync",
+    "dry_run",
     "fund_agents",
     "fund_agents_sync",
     "launch",
@@ -245,4 +286,5 @@ __all__ = [
     "retry_registrations",
     "retry_registrations_sync",
     "run_sync",
+    "transfer",
 ]

@@ -125,7 +125,9 @@ def launch(
             raise refuse(f"{file}: no such launch file")
         if dry_run:
             with embedded_sandbox(settings):
-                _print_dry_run(run(_dry_run(settings, file)), as_json)
+                from launchops import library
+
+                _print_dry_run(run(library.dry_run(file, profile=settings)), as_json)
             return
         if not no_prefect:  # what --no-prefect would refuse, refused before Prefect starts
             _valid_before_prefect(settings, file)
@@ -212,14 +214,6 @@ def _launch(
         # The sandbox stops with this command: say how to serve its chain again.
         result["launchPageServedBy"] = f"launchops sandbox serve --profile {settings.name}"
     return result
-
-
-async def _dry_run(settings: Profile, file: Path) -> dict[str, Any]:
-    from launchops.pipeline.context import open_context
-    from launchops.pipeline.runner import dry_run
-
-    async with open_context(settings) as ctx:
-        return await dry_run(ctx, file)
 
 
 def _print_dry_run(report: dict[str, Any], as_json: bool) -> None:

@@ -4,7 +4,7 @@ checked before signing, journaled and resumable like launches."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,7 +27,6 @@ from launchops.cli.tables import print_batch
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
-    from launchops.journal.records import LaunchRecord
     from launchops.results import BatchResult
     from launchops.states import Kind
 
@@ -90,7 +89,10 @@ def _transfer(
     as_json: bool,
 ) -> None:
     with embedded_sandbox(settings):
-        result = run(_one(settings, kind, address, amount, memo, transfer_id))
+        from launchops import library
+
+        order = {"memo": memo, "transfer_id": transfer_id}
+        result = run(library.transfer(str(kind), address, amount, profile=settings, **order))
     if as_json:
         print_json(result)
     else:
@@ -99,44 +101,6 @@ def _transfer(
         print_transfer(result)
     if not result["finished"]:
         raise typer.Exit(1)
-
-
-async def _one(
-    settings: Profile,
-    kind: Kind,
-    address: str,
-    amount: str,
-    memo: str | None,
-    transfer_id: str | None,
-) -> dict[str, Any]:
-    from launchops.pipeline.context import open_context
-    from launchops.pipeline.runner import run_launch
-    from launchops.pipeline.transfers import begin_transfer
-
-    async with open_context(settings) as ctx:
-        record = await begin_transfer(
-            ctx, kind, agent=address, amount=amount, memo=memo, given_id=transfer_id
-        )
-        record = await run_launch(ctx, record.key)
-    return transfer_summary(record)
-
-
-def transfer_summary(record: LaunchRecord) -> dict[str, Any]:
-    from launchops.states import done
-
-    order = record.order
-    return {
-        "key": record.key,
-        "kind": str(record.kind),
-        "state": str(record.state),
-        "finished": done(record.state, record.kind),
-        "agent": str(order.agent),
-        "amount": str(order.amount),
-        "memo": order.memo,
-        "signatures": record.signatures or None,
-        "attempts": record.attempt,
-        "error": record.last_error,
-    }
 
 
 @agents_app.command("fund-batch")

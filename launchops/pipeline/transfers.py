@@ -35,7 +35,7 @@ from launchops.pipeline.steps import (
     sign_checked,
     submit,
 )
-from launchops.states import Kind, Step
+from launchops.states import Kind, Step, done
 
 
 def transfer_order(
@@ -188,10 +188,27 @@ def read_funding_list(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def transfer_summary(record: LaunchRecord) -> dict[str, Any]:
+    order = record.order
+    return {
+        "key": record.key,
+        "kind": str(record.kind),
+        "state": str(record.state),
+        "finished": done(record.state, record.kind),
+        "agent": str(order.agent),
+        "amount": str(order.amount),
+        "memo": order.memo,
+        "signatures": record.signatures or None,
+        "attempts": record.attempt,
+        "error": record.last_error,
+    }
+
+
 __all__ = [
     "TRANSFER_STEPS",
     "begin_transfer",
     "read_funding_list",
     "transfer_key",
     "transfer_order",
+    "transfer_summary",
 ]
