@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.support.pipeline import profile_env, set_faults, write_launch
+from tests.support.pipeline import launchops, profile_env, set_faults, write_launch
 
 LAUNCHES = 4
 
@@ -114,3 +114,55 @@ async def test_a_batch_leaving_a_launch_for_a_person_fails_in_prefect_and_says_w
     assert list(table[0])[:6] == ["launch", "state", "worker", "mint", "launch page", "error"]
     assert sorted(row["file"] for row in table) == [f"ui-{i:02d}.yaml" for i in range(LAUNCHES)]
     assert all(len(row["mint"] or "") <= 9 for row in table), table
+
+
+async def test_the_command_line_still_exits_1_and_prints_the_report_not_the_run_logs(
+    sandbox_factory, tmp_path, prefect_env
+):
+    """Through the flow, the command answers as before (exit 1, the batch's JSON); the run's
+    FAILED state, its summary and warning lines stay on the Prefect API, off the terminal."""
+    sandbox = sandbox_factory()
+    env = {**profile_env(sandbox, tmp_path / "home"), **prefect_env}
+    set_faults(sandbox, fail_tail_next=1)
+    folder = _folder(tmp_path)
+    done = launchops(env, "batch", str(folder), "--json")
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert json.loads(done.stdout)["counts"] == {"needs_attention": 1, "registered": 3}
+    assert "needs_attention:" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    from prefect.client.orchestration import get_client
+
+    async with get_client() as client:
+        runs = await client.read_flow_runs()
+    [run] = [r for r in runs if str(folder) in str(r.parameters.get("paths"))]  # the flow's
+    assert run.state.name == "Needs attention", run.state
+
+
+async def test_the_progress_bar_moves_as_launches_finish_not_per_step(monkeypatch):
+    """Sent when a launch finished since the last look (one look every `every`), and at the
+    end: never once per step."""
+    import prefect.artifacts
+
+    from launchops.pipeline.batch import BatchRow
+    from launchops.tasks.progress import batch_progress
+
+    sent: list[tuple[float, str]] = []
+
+    async def create(progress: float, key: str, description: str) -> str:
+        sent.append((progress, description))
+        return "artifact-id"
+
+    async def update(artifact_id: str, progress: float, description: str) -> None:
+        sent.append((progress, description))
+
+    monkeypatch.setattr(prefect.artifacts, "acreate_progress_artifact", create)
+    monkeypatch.setattr(prefect.artifacts, "aupdate_progress_artifact", update)
+    rows = [BatchRow(file=f"{i}.yaml", key=f"k{i}", state="running") for i in range(4)]
+    async with batch_progress(rows, every=0.05):
+        for row in rows:
+            await asyncio.sleep(0.1)
+            row.state = "registered"  # a launch finished: the next look sends it
+        await asyncio.sleep(0.1)
+    percents = [p for p, _ in sent]
+    assert percents[0] == 0.0 and percents[-1] == 100.0 and percents == sorted(percents)
+    assert 3 <= len(sent) <= 7, sent
+    assert sent[-1][1] == "4 of 4 launches done: 4 registered"
