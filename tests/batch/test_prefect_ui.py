@@ -166,3 +166,48 @@ async def test_the_progress_bar_moves_as_launches_finish_not_per_step(monkeypatc
     assert percents[0] == 0.0 and percents[-1] == 100.0 and percents == sorted(percents)
     assert 3 <= len(sent) <= 7, sent
     assert sent[-1][1] == "4 of 4 launches done: 4 registered"
+
+
+def test_the_ui_shows_the_run_needs_attention_and_the_report_a_person_reads(
+    sandbox_factory, tmp_path
+):
+    """Screenshots of a `prefect server start` UI at 1440 px (headless Chromium, when
+    installed), once each page stopped fading in: the flow run, red and named "Needs
+    attention"; the report, its counts first and its table's first columns in view. They
+    are kept in LAUNCHOPS_SCREENSHOTS when set, to be looked at."""
+    import os
+    import shutil
+
+    import pytest
+
+    from tests.support.prefect_pool import PrefectServer, ui_page
+
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    shots = Path(os.environ.get("LAUNCHOPS_SCREENSHOTS") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    database = f"sqlite+aiosqlite:///{tmp_path / 'prefect.db'}"
+    server = PrefectServer(tmp_path / "prefect", "-", PREFECT_API_DATABASE_CONNECTION_URL=database)
+    try:
+        sandbox = sandbox_factory()
+        env = {
+            **profile_env(sandbox, tmp_path / "home"),
+            "PREFECT_API_URL": server.url,
+            "PREFECT_HOME": str(tmp_path / "client"),
+        }
+        set_faults(sandbox, fail_tail_next=1)
+        done = launchops(env, "batch", str(_folder(tmp_path)), "--json")
+        assert done.returncode == 1, done.stderr[-3000:]
+        [run] = server.api("POST", "/flow_runs/filter", json={})
+        body = {"artifacts": {"key": {"any_": ["batch-report"]}}}
+        [report] = server.api("POST", "/artifacts/filter", json=body)
+        ui = server.url.removesuffix("/api")
+        pages = {
+            "flow-run": (f"{ui}/runs/flow-run/{run['id']}", "Needs attention"),
+            "batch-report": (f"{ui}/artifacts/artifact/{report['id']}", "ui-03.yaml"),
+        }
+        for name, (url, shown) in pages.items():
+            text = ui_page(url, shown, shots / f"{name}.png") or ""
+            assert shown in text, (name, text[-2000:])
+    finally:
+        server.stop()
