@@ -95,6 +95,8 @@ async def test_a_batch_leaving_a_launch_for_a_person_fails_in_prefect_and_says_w
     assert len(failed) == 1, [(t.name, t.state) for t in seen["tasks"]]
     assert failed[0].name.endswith(f" {stuck.key}") and failed[0].state.name == "Needs attention"
     assert f"{stuck.key} needs_attention: {stuck.error}" in failed[0].state.message
+    names = {t.name for t in seen["tasks"]}
+    assert {f"validate ui-{i:02d}.yaml" for i in range(LAUNCHES)} <= names, names
     completed = [t for t in seen["tasks"] if t.state.is_completed()]
     assert len(completed) == len(seen["tasks"]) - 1
 
@@ -141,9 +143,9 @@ async def test_the_progress_bar_moves_as_launches_finish_not_per_step(monkeypatc
     """Sent when a launch finished since the last look (one look every `every`), and at the
     end: never once per step."""
     import prefect.artifacts
+    from launchops.tasks.progress import batch_progress
 
     from launchops.pipeline.batch import BatchRow
-    from launchops.tasks.progress import batch_progress
 
     sent: list[tuple[float, str]] = []
 
