@@ -79,15 +79,30 @@ def launch_end(result: LaunchResult) -> LaunchResult | State[Any]:
     return _failed(NEEDS_ATTENTION if result.needs_a_person else UNFINISHED, line, result)
 
 
+class NotAllFinished(Exception):
+    """What `await batch_flow(...)` (without `return_state=True`) raises when the flow run
+    ended in such a FAILED-type state: its message the counts, `result` the flow's result.
+    """
+
+    def __init__(self, message: str, result: Any) -> None:
+        super().__init__(message)
+        self.result = result
+
+
 def _failed(name: str, message: str, data: Any) -> State[Any]:
-    return State(type=StateType.FAILED, name=name, message=message, data=data)
+    # The state holds an exception that holds the result: a caller that lets Prefect raise
+    # gets one clear line (not "Unexpected result for failed state"), `result_of` the data.
+    error = NotAllFinished(message, data)
+    return State(type=StateType.FAILED, name=name, message=message, data=error)
 
 
 async def result_of(state: State[R]) -> R:
     """What a flow answered, from the state `flow(..., return_state=True)` gives: also
     from a FAILED-type state the flow returned itself; an exception the run raised, raised.
     """
-    result = await state.aresult(raise_on_failure=False)
+    result: Any = await state.aresult(raise_on_failure=False)
+    if isinstance(result, NotAllFinished):
+        return result.result
     if isinstance(result, BaseException):
         raise result
     return result
@@ -97,6 +112,7 @@ __all__ = [
     "NEEDS_ATTENTION",
     "SUMMARY_LOGGER",
     "UNFINISHED",
+    "NotAllFinished",
     "batch_end",
     "counts_line",
     "launch_end",

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.pipeline import launchops, profile_env, set_faults, write_launch
 
 LAUNCHES = 4
@@ -72,7 +74,7 @@ async def test_a_batch_leaving_a_launch_for_a_person_fails_in_prefect_and_says_w
     import logging
 
     from launchops.flows.batch import batch_flow
-    from launchops.flows.outcome import result_of
+    from launchops.flows.outcome import NotAllFinished, result_of
 
     sandbox = sandbox_factory()
     for name, value in profile_env(sandbox, tmp_path / "home").items():
@@ -116,6 +118,12 @@ async def test_a_batch_leaving_a_launch_for_a_person_fails_in_prefect_and_says_w
     assert list(table[0])[:6] == ["launch", "state", "worker", "mint", "launch page", "error"]
     assert sorted(row["file"] for row in table) == [f"ui-{i:02d}.yaml" for i in range(LAUNCHES)]
     assert all(len(row["mint"] or "") <= 9 for row in table), table
+
+    # Called without return_state, the flow raises one clear line holding the result: a
+    # re-run reports the same batch from the journal, and ends the same way.
+    with pytest.raises(NotAllFinished, match="1 needs_attention, 3 registered") as raised:
+        await batch_flow(paths=[str(folder)], concurrency=2)
+    assert dict(raised.value.result.counts) == dict(result.counts)
 
 
 async def test_the_command_line_still_exits_1_and_prints_the_report_not_the_run_logs(
@@ -179,8 +187,6 @@ def test_the_ui_shows_the_run_needs_attention_and_the_report_a_person_reads(
     are kept in LAUNCHOPS_SCREENSHOTS when set, to be looked at."""
     import os
     import shutil
-
-    import pytest
 
     from tests.support.prefect_pool import PrefectServer, ui_page
 
