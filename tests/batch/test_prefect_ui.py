@@ -97,6 +97,7 @@ async def test_a_batch_leaving_a_launch_for_a_person_fails_in_prefect_and_says_w
     assert len(failed) == 1, [(t.name, t.state) for t in seen["tasks"]]
     assert failed[0].name.endswith(f" {stuck.key}") and failed[0].state.name == "Needs attention"
     assert f"{stuck.key} needs_attention: {stuck.error}" in failed[0].state.message
+    assert failed[0].run_count == 1  # not retried: a retry would change nothing
     names = {t.name for t in seen["tasks"]}
     assert {f"validate ui-{i:02d}.yaml" for i in range(LAUNCHES)} <= names, names
     completed = [t for t in seen["tasks"] if t.state.is_completed()]
