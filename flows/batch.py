@@ -6,7 +6,9 @@ Launches run concurrently (each step a task), the API and RPC rate limits shared
 of them (on a pool: by every worker, through the server's global limits). On a work
 pool, each other online worker gets a `batch-part` flow run that walks the same batch
 from its own start; the journal's lease gives each launch to one of them. One failing
-launch never stops the others. At the end: JSON and CSV reports and a table artifact.
+launch never stops the others. While it runs, a progress artifact moves as launches
+finish; at the end: JSON and CSV reports, a table artifact, and a FAILED-type state
+("Needs attention") when not every launch finished (`flows/outcome.py`).
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from launchops.flows.outcome import batch_end
 from launchops.tasks import validate_step
 from launchops.tasks.context import FlowContext, flow_context, row_listeners
 from launchops.tasks.limits import launch_slots
+from launchops.tasks.progress import batch_progress
 from launchops.tasks.report import publish_report
 from launchops.tasks.spread import finish_spread, spread_batch
 from prefect import flow
+from prefect.states import State
 
 from launchops.config.launchfile import launch_files
 from launchops.journal.records import LaunchRecord
@@ -35,8 +40,9 @@ async def batch_flow(
     profile: str = "sandbox",
     concurrency: int | None = None,
     profiles_file: str | None = None,
-) -> BatchResult:
-    """Run every launch file of `paths` (files or folders), resumable as a whole."""
+) -> BatchResult | State[BatchResult]:
+    """Run every launch file of `paths` (files or folders), resumable as a whole; a
+    FAILED-type state (holding the result) when not every launch finished."""
     files = [file for path in paths for file in launch_files(Path(path))]
     async with flow_context(profile, profiles_file) as flow_ctx:
 
@@ -48,12 +54,14 @@ async def batch_flow(
         for row in rows:
             row_listeners(row)
         keys = [row.key for row in rows if row.key and row.runnable]
-        spread = await spread_batch(keys, profile, profiles_file, total)
-        # With parts, this flow run waits for what they hold and takes over a dead one's.
-        await _work_share(flow_ctx, rows, spread.lanes, start=0, sweep_after=bool(spread.parts))
-        parts = await finish_spread(spread)
+        async with batch_progress(rows):
+            spread = await spread_batch(keys, profile, profiles_file, total)
+            # With parts, this flow run waits for what they hold and takes over a dead one's.
+            lanes, sweep_after = spread.lanes, bool(spread.parts)
+            await _work_share(flow_ctx, rows, lanes, start=0, sweep_after=sweep_after)
+            parts = await finish_spread(spread)
         result = await finish(flow_ctx.ctx, rows, "batch")
-    return replace(result, parts=parts)
+    return batch_end(replace(result, parts=parts))
 
 
 @flow(name="batch-part", log_prints=False)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from launchops.flows.batch import finish
+from launchops.flows.outcome import batch_end
 from launchops.tasks.context import flow_context, row_listeners
 from prefect import flow
+from prefect.states import State
 
 from launchops.pipeline.batch import run_funding
 from launchops.results import BatchResult
@@ -19,7 +21,7 @@ async def funding_flow(
     profile: str = "sandbox",
     concurrency: int | None = None,
     profiles_file: str | None = None,
-) -> BatchResult:
+) -> BatchResult | State[BatchResult]:
     async with flow_context(profile, profiles_file) as flow_ctx:
         rows = await run_funding(
             flow_ctx.ctx,
@@ -28,4 +30,5 @@ async def funding_flow(
             call=flow_ctx.call,
             on_update=row_listeners,
         )
-        return await finish(flow_ctx.ctx, rows, "funding")
+        result = await finish(flow_ctx.ctx, rows, "funding")
+    return batch_end(result, "transfers")

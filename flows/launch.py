@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from launchops.flows.outcome import launch_end
 from launchops.tasks import validate_step
 from launchops.tasks.context import flow_context
 from prefect import flow
+from prefect.states import State
 
 from launchops.library import launch_in
 from launchops.results import LaunchResult
@@ -25,14 +27,16 @@ async def launch_flow(
     profile: str = "sandbox",
     replace: bool = False,
     profiles_file: str | None = None,
-) -> LaunchResult:
+) -> LaunchResult | State[LaunchResult]:
     """Launch the file at `path`, or resume the launch `key` from the journal: the
-    library's `launch_in`, each step its Prefect task."""
+    library's `launch_in`, each step its Prefect task; a FAILED-type state (holding the
+    result) when the launch did not end registered."""
     async with flow_context(profile, profiles_file) as flow_ctx:
 
         async def check(file: Path, replace: bool) -> str:
             return await validate_step(flow_ctx.name, str(file), replace)
 
-        return await launch_in(
+        result = await launch_in(
             flow_ctx.ctx, path, key=key, replace=replace, call=flow_ctx.call, check=check
         )
+    return launch_end(result)

@@ -8,8 +8,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from launchops.flows.batch import finish
+from launchops.flows.outcome import batch_end
 from launchops.tasks.context import flow_context, row_listeners
 from prefect import flow
+from prefect.states import State
 
 from launchops.pipeline.batch import retry_registrations
 from launchops.results import BatchResult
@@ -18,7 +20,7 @@ from launchops.results import BatchResult
 @flow(name="registration-retry", log_prints=False)
 async def registrations_flow(
     profile: str = "sandbox", older_than_seconds: float = 300.0, profiles_file: str | None = None
-) -> BatchResult:
+) -> BatchResult | State[BatchResult]:
     async with flow_context(profile, profiles_file) as flow_ctx:
         if flow_ctx.alerts is not None:
             await flow_ctx.alerts.deliver()
@@ -28,4 +30,5 @@ async def registrations_flow(
             call=flow_ctx.call,
             on_update=row_listeners,
         )
-        return await finish(flow_ctx.ctx, rows, "registrations")
+        result = await finish(flow_ctx.ctx, rows, "registrations")
+    return batch_end(result)

@@ -82,9 +82,15 @@ class FlowContext:
     alerts: AlertSender | None = None  # delivers the journal's outbox of alerts
 
     async def call(self, step: Step, _: LaunchContext, key: str) -> None:
+        """Run the step as its task. A task run that failed because the step stopped the
+        launch (`tasks/quiet.py`) is the step's end, not an error: the runner reads the
+        journal next; any other failure raises as the step's exception."""
         from launchops.tasks import STEP_TASKS  # the step tasks import this module
+        from launchops.tasks.quiet import stopped
 
-        await STEP_TASKS[step](self.name, key)
+        state = await STEP_TASKS[step](self.name, key, return_state=True)
+        if not stopped(state):
+            await state.aresult()  # the step's own exception, raised
 
     @property
     def launches_limit(self) -> str:

@@ -1,21 +1,39 @@
-"""What every step task runs: the step, with a lost lease as a quiet stop.
+"""What every step task runs: the step, with a lost lease as a quiet stop, and a launch the
+step left short of done (failed, needing a person, refused by register) as a failed task
+run, with the reason.
 
 A launch another worker took over (this worker's lease lapsed) is not a failure of the
 step: the task completes, nothing more is written or sent here, and the flow's runner,
-finding the lease gone, leaves the launch to the worker that has it now."""
+finding the lease gone, leaves the launch to the worker that has it now.
+
+A step that stopped its launch does not raise (the runner goes on to the next launch): the
+task returns a FAILED-type state named for the launch's state, its message the reason.
+The caller (`FlowContext.call`) takes it as the step's end, and retries leave it alone."""
 
 from __future__ import annotations
 
 import contextlib
 
 from launchops.tasks.context import context
+from prefect.states import State, StateType
 
 from launchops.errors import LeaseLost
 from launchops.pipeline.runner import run_step
-from launchops.states import Step
+from launchops.states import NEEDS_A_PERSON, LaunchState, Step
+
+# Where a step may stop a launch short of done (for a person, or the registration retry),
+# and the name of its task run's state then (never Prefect's own "Failed": that one is an
+# exception's).
+STOPS = {
+    LaunchState.FAILED: "Launch failed",
+    LaunchState.NEEDS_ATTENTION: "Needs attention",
+    LaunchState.REGISTER_FAILED: "Register failed",
+}
+assert set(STOPS) >= NEEDS_A_PERSON
+STOPPED_NAMES = frozenset(STOPS.values())
 
 
-async def run_step_quietly(step: Step, context_name: str, key: str) -> None:
+async def run_step_quietly(step: Step, context_name: str, key: str) -> State[None] | None:
     ctx = context(context_name)
     try:
         await run_step(step, ctx, key)
@@ -25,3 +43,18 @@ async def run_step_quietly(step: Step, context_name: str, key: str) -> None:
 
         with contextlib.suppress(MissingContextError):
             get_run_logger().info("%s", lost)
+        return None
+    record = await ctx.journal.get(key)
+    if record is None or record.state not in STOPS:
+        return None
+    reason = f": {record.last_error}" if record.last_error else ""
+    return State(
+        type=StateType.FAILED,
+        name=STOPS[record.state],
+        message=f"{step} left {key} {record.state}{reason}",
+    )
+
+
+def stopped(state: State[object]) -> bool:
+    """A step task's run that ended because its launch stopped (not an exception)."""
+    return state.is_failed() and state.name in STOPPED_NAMES

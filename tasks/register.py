@@ -1,14 +1,16 @@
-"""The register step as a Prefect task, thin over run_step (a lost lease: a quiet stop)."""
+"""The register step as a Prefect task, thin over run_step (a lost lease: a quiet stop;
+a launch it left for a person: a failed task run)."""
 
 from __future__ import annotations
 
 from launchops.tasks.options import STEP_TASK
 from launchops.tasks.quiet import run_step_quietly
 from prefect import task
+from prefect.states import State
 
 from launchops.states import Step
 
 
 @task(name="register", task_run_name="register {key}", **STEP_TASK)
-async def register_step(context_name: str, key: str) -> None:
-    await run_step_quietly(Step.REGISTER, context_name, key)
+async def register_step(context_name: str, key: str) -> State[None] | None:
+    return await run_step_quietly(Step.REGISTER, context_name, key)

@@ -76,12 +76,16 @@ def batch(
 
         async def flow() -> BatchResult:
             from launchops.flows.batch import batch_flow
+            from launchops.flows.outcome import result_of
             from launchops.tasks.context import listen_rows
 
             listen_rows(update)
             paths = [str(f) for f in files]
             where = str(profiles) if profiles else None
-            return await batch_flow(paths, settings.name, concurrency, profiles_file=where)
+            state = await batch_flow(
+                paths, settings.name, concurrency, profiles_file=where, return_state=True
+            )
+            return await result_of(state)
 
         async def plain() -> BatchResult:
             from launchops import library
@@ -112,12 +116,14 @@ def registrations_retry(
         settings = settings_for(profile, profiles, base_url)
 
         async def flow() -> BatchResult:
+            from launchops.flows.outcome import result_of
             from launchops.flows.registrations import registrations_flow
 
             where = str(profiles) if profiles else None
-            return await registrations_flow(
-                settings.name, idle.total_seconds(), profiles_file=where
+            state = await registrations_flow(
+                settings.name, idle.total_seconds(), profiles_file=where, return_state=True
             )
+            return await result_of(state)
 
         async def plain() -> BatchResult:
             from launchops import library

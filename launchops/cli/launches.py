@@ -190,12 +190,16 @@ def _launch(
 
     async def flow() -> LaunchResult:
         from launchops.flows.launch import launch_flow
+        from launchops.flows.outcome import result_of
         from launchops.tasks.context import listen
 
         listen(listener)
         path = str(file) if file else None
         where = str(profiles) if profiles else None
-        return await launch_flow(path, key, settings.name, replace, profiles_file=where)
+        state = await launch_flow(
+            path, key, settings.name, replace, profiles_file=where, return_state=True
+        )
+        return await result_of(state)
 
     async def plain() -> LaunchResult:
         from launchops import library

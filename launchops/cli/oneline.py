@@ -20,6 +20,7 @@ from typing import TextIO
 
 OWN_WARNINGS = frozenset({"KeypairPermissionWarning"})
 RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+RUN_SUMMARY = "prefect.flow_runs.summary"  # a flow run's summary lines (flows/outcome.py)
 _shown: set[str] = set()
 _original = warnings.showwarning
 
@@ -53,9 +54,12 @@ def one_line_warnings() -> None:
 
 
 class _RunFailures(logging.Filter):
-    """Drops a flow or task run's errors from the terminal: the command says them."""
+    """Drops a flow or task run's errors and summary lines from the terminal: the command
+    says them."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == RUN_SUMMARY:
+            return False
         return not (record.levelno >= logging.ERROR and record.name.startswith(RUN_LOGGERS))
 
 

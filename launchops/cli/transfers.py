@@ -122,9 +122,13 @@ def fund_batch(
 
         async def flow() -> BatchResult:
             from launchops.flows.funding import funding_flow
+            from launchops.flows.outcome import result_of
 
             where = str(profiles) if profiles else None
-            return await funding_flow(str(file), settings.name, concurrency, profiles_file=where)
+            state = await funding_flow(
+                str(file), settings.name, concurrency, profiles_file=where, return_state=True
+            )
+            return await result_of(state)
 
         async def plain() -> BatchResult:
             from launchops import library

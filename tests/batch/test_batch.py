@@ -233,7 +233,7 @@ async def test_the_prefect_batch_flow_publishes_a_table_artifact(
     table = next(a for a in artifacts if a.key == "batch-report" and report in a.description)
     assert "3 registered" in table.description
     data = table.data if isinstance(table.data, list) else json.loads(table.data)
-    assert sorted(row["key"] for row in data) == ["pf-00", "pf-01", "pf-02"]
+    assert sorted(row["launch"] for row in data) == ["pf-00", "pf-01", "pf-02"]
     assert httpx.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]["registered"] == 3
 
 

@@ -280,8 +280,18 @@ class _Page:
         found = self.call("Runtime.evaluate", expression="document.documentElement.outerHTML")
         return str(found["result"].get("value", ""))
 
-    def screenshot(self, out: Path) -> Path:
-        out.write_bytes(base64.b64decode(self.call("Page.captureScreenshot")["data"]))
+    def screenshot(self, out: Path, settle_s: float = 10.0) -> Path:
+        """The page once it stopped changing: the UI fades a page in (a screenshot taken
+        at once is half dark), so shots are taken until two in a row are the same."""
+        deadline = time.monotonic() + settle_s
+        last = base64.b64decode(self.call("Page.captureScreenshot")["data"])
+        while time.monotonic() < deadline:
+            time.sleep(0.4)
+            shot = base64.b64decode(self.call("Page.captureScreenshot")["data"])
+            if shot == last:
+                break
+            last = shot
+        out.write_bytes(last)
         return out
 
 
