@@ -49,6 +49,8 @@ class Kind(StrEnum):
     LAUNCH = "launch"
     FUND = "fund"
     WITHDRAW = "withdraw"
+    CLAIM = "claim"  # creator rewards claimed to a wallet
+    AGENT = "agent"  # an agent minted from an agent file
 
 
 class Outcome(StrEnum):
@@ -103,6 +105,14 @@ MACHINES = {
     Kind.LAUNCH: LAUNCH_MACHINE,
     Kind.FUND: TRANSFER_MACHINE,
     Kind.WITHDRAW: TRANSFER_MACHINE,
+    Kind.CLAIM: {  # "nothing to claim" at a build is finished at once: confirmed, nothing claimed
+        **TRANSFER_MACHINE,
+        S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED, S.CONFIRMED),
+        S.EXPIRED: _row(
+            Step.CREATE, D.CREATE_AGAIN, S.CREATED, S.FAILED, S.SUBMITTING, S.CONFIRMED
+        ),
+    },
+    Kind.AGENT: TRANSFER_MACHINE,
 }
 
 # ── what the rest of launchops asks, derived from the table ─────────────────

@@ -243,6 +243,7 @@ class LaunchRecord:
     lease_epoch: int = 0
     current: Attempt | None = None
     attempts: list[Attempt] = field(default_factory=list)
+    result: dict[str, Any] | None = None  # what the last step answered, as the row keeps it
 
     @cached_property
     def launch_order(self) -> LaunchOrder:
