@@ -8,10 +8,17 @@ context itself, the `_sync` form blocks.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from launchops.after_results import AgentResult, ClaimResult, LaunchStatusResult
+from launchops.after_results import (
+    AgentResult,
+    ClaimResult,
+    LaunchStatusResult,
+    StatusChange,
+    WatchResult,
+)
 from launchops.library import UnknownLaunch, opened, run_sync
 
 if TYPE_CHECKING:
@@ -82,6 +89,51 @@ async def list_launches_in(
     )
     keys = {r.genesis: r.key for r in await ctx.journal.all() if r.genesis}
     return [LaunchStatusResult.of(d, keys.get(str(d.launch.genesis_address))) for d in details]
+
+
+async def watch_launches_in(
+    ctx: LaunchContext,
+    keys: Sequence[str] | None = None,
+    emit: Callable[[StatusChange], None] | None = None,
+) -> WatchResult:
+    """One look at the registered launches of the journal (or those of `keys`) not yet
+    graduated or ended: each one's status asked of the service and kept in the journal;
+    a change to graduated or ended handed to `emit` once (kept as announced after)."""
+    from launchops.api.errors import NotFoundError
+    from launchops.journal.watched import SETTLED, announced, saw, watched
+    from launchops.states import Kind, LaunchState
+
+    known = await watched(ctx.journal)
+    records = [
+        r
+        for r in await ctx.journal.all(kind=Kind.LAUNCH, states=[LaunchState.REGISTERED])
+        if r.genesis and (keys is None or r.key in keys)
+    ]
+    changes: list[StatusChange] = []
+    statuses: dict[str, str] = {}
+    for record in records:
+        assert record.genesis is not None
+        last = known.get(record.key)
+        if last is not None and last.settled:
+            statuses[record.key] = last.status
+            continue
+        try:
+            detail = await ctx.client.get_launch(record.genesis, network=record.network)
+        except NotFoundError:
+            continue  # not indexed by the service (yet): asked again at the next look
+        status = statuses[record.key] = str(detail.launch.status)
+        if last is None or last.status != status:
+            await saw(ctx.journal, record.key, record.genesis, record.network, status)
+        if status in SETTLED and (last is None or last.announced != status):
+            change = StatusChange(
+                record.key, record.genesis, record.network, status, last.status if last else None
+            )
+            if emit is not None:
+                emit(change)
+            await announced(ctx.journal, record.key, status)
+            changes.append(change)
+    watching = tuple(k for k, s in statuses.items() if s not in SETTLED)
+    return WatchResult(tuple(changes), statuses, watching)
 
 
 async def _key_of(ctx: LaunchContext, genesis: str) -> str | None:
@@ -174,6 +226,7 @@ __all__ = [
     "list_launches",
     "list_launches_in",
     "list_launches_sync",
+    "watch_launches_in",
     "mint_agent",
     "mint_agent_in",
     "mint_agent_sync",

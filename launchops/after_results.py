@@ -164,4 +164,47 @@ class LaunchStatusResult:
         }
 
 
-__all__ = ["AgentResult", "ClaimResult", "LaunchStatusResult"]
+@dataclass(frozen=True)
+class StatusChange:
+    """A registered launch whose status changed to graduated or ended (emitted once)."""
+
+    key: str
+    genesis_address: str
+    network: str
+    status: str
+    previous: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "genesisAddress": self.genesis_address,
+            "network": self.network,
+            "status": self.status,
+            "previous": self.previous,
+        }
+
+
+@dataclass(frozen=True)
+class WatchResult:
+    """One look at the watched launches: the changes announced, each launch's status,
+    and the keys still watched (neither graduated nor ended)."""
+
+    changes: tuple[StatusChange, ...]
+    statuses: dict[str, str]
+    watching: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "changes": [c.to_json() for c in self.changes],
+            "statuses": dict(self.statuses),
+            "watching": list(self.watching),
+        }
+
+
+__all__ = [
+    "AgentResult",
+    "ClaimResult",
+    "LaunchStatusResult",
+    "StatusChange",
+    "WatchResult",
+]
