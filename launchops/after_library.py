@@ -194,6 +194,19 @@ async def list_launches(
         return await list_launches_in(ctx, status)
 
 
+async def watch_launches(
+    keys: Sequence[str] | None = None,
+    *,
+    profile: str | Profile = "sandbox",
+    profiles_file: str | Path | None = None,
+    base_url: str | None = None,
+    emit: Callable[[StatusChange], None] | None = None,
+) -> WatchResult:
+    """`watch_launches_in` in the profile's context: one look."""
+    async with opened(profile, profiles_file, base_url) as ctx:
+        return await watch_launches_in(ctx, keys, emit)
+
+
 def mint_agent_sync(file: str | Path, **options: Any) -> AgentResult:
     """`mint_agent`, blocking (same options)."""
     return run_sync(mint_agent(file, **options))
@@ -226,8 +239,9 @@ __all__ = [
     "list_launches",
     "list_launches_in",
     "list_launches_sync",
-    "watch_launches_in",
     "mint_agent",
     "mint_agent_in",
     "mint_agent_sync",
+    "watch_launches",
+    "watch_launches_in",
 ]
