@@ -82,7 +82,7 @@ def mint(
         listing.add([result.asset, short(result.signatures[0] if result.signatures else None)])
         print_listing(listing)
         if result.finished:
-            console().print(f"launch files take it as   agent: {{mint: {result.asset}}}")
+            console().print(f"in a launch file:  agent: {{mint: {result.asset}}}", markup=False)
         elif result.error:
             console().print(result.error, markup=False)
     if not result.finished:
