@@ -285,7 +285,7 @@ class LaunchRecord:
             "attempts": self.attempt,
             "mint": self.mint,
             "genesisAccount": self.genesis,
-            "result": self.registered.to_json() if self.registered else None,
+            "result": self.registered.to_json() if self.registered else self.result,
             "lastError": self.last_error,
             "errorDetails": self.error_details,
             "signatures": self.signatures or None,

@@ -20,13 +20,23 @@ from pathlib import Path
 from typing import Any
 
 from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
 
+from launchops.api import programs as p
 from launchops.api.after import NothingToClaim
+from launchops.chain.checks import Tables, _accounts, _transfer, account_keys, lookup_tables
 from launchops.config.files import parse_yaml, read_text
-from launchops.errors import APIStatusError, InvalidInputError, LaunchFileError, Problem
+from launchops.errors import (
+    APIStatusError,
+    InvalidInputError,
+    LaunchFileError,
+    Problem,
+    TransactionRefused,
+)
 from launchops.journal.records import Created, LaunchRecord
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import (
+    Check,
     StepFunction,
     at_commitment,
     next_attempt,
@@ -132,8 +142,31 @@ async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
     await ctx.journal.record_created(record.key, number, created)
 
 
+def checker(tables: Tables) -> Check:
+    """Refuse, unsigned, a claim transaction that sends the signer's SOL anywhere but to
+    the wallet claimed for (the payer pays fees and rent, nothing more)."""
+
+    def check(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:
+        tx = VersionedTransaction.from_bytes(raw)
+        keys = account_keys(tx, tables)
+        wallet = Pubkey.from_string(record.config["wallet"])
+        for index, ix in enumerate(tx.message.instructions):
+            amount = _transfer(bytes(ix.data))
+            if keys[ix.program_id_index] != p.SYSTEM_PROGRAM or amount is None:
+                continue
+            source, target = _accounts(keys, ix, index, 2)[:2]
+            if source == ctx.wallet and target != wallet:
+                raise TransactionRefused(
+                    f"claim instruction {index + 1} moves {amount} lamports of the payer "
+                    f"{source} to {target}, not to the wallet claimed for"
+                )
+
+    return check
+
+
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
-    """Note the wallet's lamports (nothing of this attempt is sent yet), then sign."""
+    """Note the wallet's lamports (nothing of this attempt is sent yet), check each
+    transaction (through the lookup tables it loads, over RPC), then sign."""
     before = await ctx.rpc.balance(Pubkey.from_string(record.config["wallet"]))
     await ctx.journal.set_result(
         record.key,
@@ -141,7 +174,14 @@ async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
         step=Step.SIGN,
         message=f"wallet holds {before} lamports before the claim",
     )
-    await sign_checked(ctx, record, None)
+    attempt = record.current
+    assert attempt is not None
+    tables = [
+        table
+        for raw in attempt.created.transactions
+        for table in lookup_tables(VersionedTransaction.from_bytes(raw))
+    ]
+    await sign_checked(ctx, record, checker(await ctx.rpc.lookup_tables(tables)))
 
 
 async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:
@@ -195,4 +235,4 @@ def read_wallets(path: Path) -> list[dict[str, str | None]]:
     return wallets
 
 
-__all__ = ["CLAIM_STEPS", "begin_claim", "claim_order", "read_wallets"]
+__all__ = ["CLAIM_STEPS", "begin_claim", "checker", "claim_order", "read_wallets"]

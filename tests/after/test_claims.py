@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from solana.rpc.async_api import AsyncClient
+from solders.hash import Hash
 from solders.keypair import Keypair
 
 from launchops.after_library import claim_rewards_in
@@ -71,3 +72,23 @@ async def test_a_payer_other_than_the_profile_is_refused(sandbox, tmp_path):
     async with context_for(sandbox, tmp_path / "home") as ctx:
         with pytest.raises(InvalidInputError, match="payer must be the profile's wallet"):
             await claim_rewards_in(ctx, payer=str(Keypair().pubkey()))
+
+
+def test_a_claim_that_pays_the_signers_sol_elsewhere_is_refused_unsigned():
+    from types import SimpleNamespace
+
+    from solders.message import MessageV0
+    from solders.system_program import TransferParams, transfer
+    from solders.transaction import VersionedTransaction
+
+    from launchops.errors import TransactionRefused
+    from launchops.pipeline.claims import checker
+
+    payer, wallet, thief = Keypair(), Keypair().pubkey(), Keypair().pubkey()
+    move = transfer(TransferParams(from_pubkey=payer.pubkey(), to_pubkey=thief, lamports=1))
+    message = MessageV0.try_compile(payer.pubkey(), [move], [], Hash.default())
+    raw = bytes(VersionedTransaction(message, [payer]))
+    ctx = SimpleNamespace(wallet=payer.pubkey())
+    record = SimpleNamespace(config={"wallet": str(wallet)})
+    with pytest.raises(TransactionRefused, match="not to the wallet claimed for"):
+        checker({})(ctx, record, raw)  # type: ignore[arg-type]
