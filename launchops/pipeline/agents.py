@@ -18,10 +18,13 @@ from typing import Any
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
+from solders.transaction import VersionedTransaction
 
+from launchops.api import programs as p
 from launchops.api.after import AgentMetadata, MintAgentRequest
+from launchops.chain.checks import _accounts, _transfer, account_keys
 from launchops.config.files import parse_yaml, read_text
-from launchops.errors import APIStatusError, LaunchFileError, Problem
+from launchops.errors import APIStatusError, LaunchFileError, Problem, TransactionRefused
 from launchops.journal.records import Created, LaunchRecord
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import (
@@ -147,9 +150,29 @@ async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
     await ctx.journal.record_created(record.key, number, created)
 
 
+def check_mint(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:
+    """Refuse, unsigned, a mint that sends the wallet's SOL anywhere (System transfers) or
+    funds an account other than the new asset (the wallet pays fees and its rent)."""
+    tx = VersionedTransaction.from_bytes(raw)
+    keys = account_keys(tx)  # a mint loads no lookup table: one that does is refused
+    asset = record.current.created.mint if record.current else None
+    for index, ix in enumerate(tx.message.instructions):
+        if keys[ix.program_id_index] != p.SYSTEM_PROGRAM:
+            continue
+        data = bytes(ix.data)
+        source, target = _accounts(keys, ix, index, 2)[:2]
+        creates = len(data) >= 4 and int.from_bytes(data[:4], "little") == 0
+        if source == ctx.wallet and (_transfer(data) is not None or (creates and target != asset)):
+            raise TransactionRefused(
+                f"mint instruction {index + 1} moves the wallet's SOL to {target}, "
+                f"not into the new asset {asset}"
+            )
+
+
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
-    """The wallet co-signs the mint (the asset's key signed it at the service)."""
-    await sign_checked(ctx, record, None)
+    """The wallet co-signs the mint (the asset's key signed it at the service), once
+    the mint is checked."""
+    await sign_checked(ctx, record, check_mint)
 
 
 AGENT_STEPS: dict[Step, StepFunction] = {

@@ -67,3 +67,25 @@ async def test_a_bad_agent_file_is_refused_before_anything_is_asked(sandbox, tmp
     async with context_for(sandbox, tmp_path / "home") as ctx:
         with pytest.raises(LaunchFileError, match="metadata"):
             await mint_agent_in(ctx, path)
+
+
+def test_a_mint_that_pays_the_wallets_sol_elsewhere_is_refused_unsigned():
+    from types import SimpleNamespace
+
+    from solders.hash import Hash
+    from solders.keypair import Keypair
+    from solders.message import MessageV0
+    from solders.system_program import TransferParams, transfer
+    from solders.transaction import VersionedTransaction
+
+    from launchops.errors import TransactionRefused
+    from launchops.pipeline.agents import check_mint
+
+    wallet, asset, thief = Keypair(), Keypair().pubkey(), Keypair().pubkey()
+    move = transfer(TransferParams(from_pubkey=wallet.pubkey(), to_pubkey=thief, lamports=1))
+    message = MessageV0.try_compile(wallet.pubkey(), [move], [], Hash.default())
+    raw = bytes(VersionedTransaction(message, [wallet]))
+    ctx = SimpleNamespace(wallet=wallet.pubkey())
+    record = SimpleNamespace(current=SimpleNamespace(created=SimpleNamespace(mint=asset)))
+    with pytest.raises(TransactionRefused, match="not into the new asset"):
+        check_mint(ctx, record, raw)  # type: ignore[arg-type]
