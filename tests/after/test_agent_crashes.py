@@ -17,9 +17,11 @@ from tests.support.pipeline import profile_env, set_faults, stats
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def mint(env: dict[str, str], path: Path, kill: str | None = None) -> subprocess.CompletedProcess:
+def mint(
+    env: dict[str, str], path: Path, kill: str | None = None, prefect: bool = False
+) -> subprocess.CompletedProcess:
     prefix = ["-m", "tests.support.crash", kill] if kill else ["-m", "launchops.cli"]
-    args = ["agents", "mint", str(path), "--json", "--no-prefect"]
+    args = ["agents", "mint", str(path), "--json", *([] if prefect else ["--no-prefect"])]
     return subprocess.run(
         [sys.executable, *prefix, *args],
         capture_output=True,
@@ -59,3 +61,27 @@ def test_a_mint_killed_at_each_step_ends_with_one_agent(sandbox_factory, tmp_pat
     for name, builds, count in rows:
         print(f"  {name:<50} {builds} build(s), {count} agent")
     assert stats(sandbox)["api"].get("POST /v1/agents/mint", 0) == len(AGENT_MOMENTS) + 1
+
+
+THROUGH_PREFECT = (
+    "agent build: answered, not journaled",
+    "agent submit: sent, not journaled",
+    "agent confirm: confirmed on chain, not journaled",
+)
+
+
+def test_a_mint_flow_killed_inside_its_steps_ends_with_one_agent(
+    sandbox_factory, tmp_path, prefect_env
+):
+    """The same through Prefect (the mint-agent flow, one task a step), at the moments
+    after a side effect and before its journal write."""
+    sandbox = sandbox_factory()
+    env = profile_env(sandbox, tmp_path / "home", **prefect_env)
+    for index, name in enumerate(THROUGH_PREFECT):
+        agent = f"Flow Crash Agent {index}"
+        path = write_agent(tmp_path / "agents", f"flow-crash-{index}", agent)
+        killed = mint(env, path, kill=name, prefect=True)
+        assert killed.returncode == -signal.SIGKILL, f"{name}: {killed.stderr[-1500:]}"
+        again = mint(env, path, prefect=True)
+        assert again.returncode == 0, f"{name}: rerun failed: {again.stderr[-2000:]}"
+        assert agents_named(sandbox, agent) == [json.loads(again.stdout)["asset"]], name
