@@ -93,7 +93,8 @@ def build(
                 {"path": str(file.resolve()), "profile": profile},
             )
         )
-    deployments += _after_launch(profile, claim_wallets, claim_cron, watch_cron, flow_for)
+    watched = [str(Path(p).resolve()) for p in batch_paths]
+    deployments += _after_launch(profile, claim_wallets, claim_cron, watch_cron, watched, flow_for)
     return deployments
 
 
@@ -102,9 +103,11 @@ def _after_launch(
     claim_wallets: str | None,
     claim_cron: str | None,
     watch_cron: str | None,
+    watched: list[str],
     flow_for: Any,
 ) -> list[Any]:
-    """The creator-reward claims of a wallets file, and the launch watch, on their crons."""
+    """The creator-reward claims of a wallets file, and the launch watch (of the batch's
+    launches, else the journal's), on their crons."""
     from launchops.flows.rewards import claim_rewards_flow
     from launchops.flows.watch import watch_launches_flow
 
@@ -124,7 +127,7 @@ def _after_launch(
                 flow_for(watch_launches_flow, "flows/watch.py:watch_launches_flow"),
                 f"watch-launches-{profile}",
                 [Cron(watch_cron, timezone="UTC")],
-                {"profile": profile},
+                {"profile": profile, "paths": watched or None},
             )
         )
     return found

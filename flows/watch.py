@@ -12,7 +12,7 @@ from launchops.tasks.context import flow_context
 from launchops.tasks.watch import emit_status_change
 from prefect import flow
 
-from launchops.after_library import watch_launches_in
+from launchops.after_library import keys_of_files, watch_launches_in
 from launchops.after_results import StatusChange, WatchResult
 
 
@@ -20,15 +20,19 @@ from launchops.after_results import StatusChange, WatchResult
 async def watch_launches_flow(
     profile: str = "sandbox",
     keys: list[str] | None = None,
+    paths: list[str] | None = None,
     interval_seconds: float = 60.0,
     max_seconds: float = 0.0,
     profiles_file: str | None = None,
 ) -> WatchResult:
-    """Look at the watched launches every `interval_seconds` until none is left to watch
-    or `max_seconds` passed (0: one look); the changes of every look, the last statuses."""
+    """Look at the watched launches (`keys`, those of the batch files at `paths`, else
+    the journal's) every `interval_seconds` until none is left to watch or `max_seconds`
+    passed (0: one look); the changes of every look, the last statuses."""
     started = time.monotonic()
     changes: list[StatusChange] = []
     async with flow_context(profile, profiles_file) as flow_ctx:
+        if paths:
+            keys = [*(keys or []), *await keys_of_files(flow_ctx.ctx, paths)]
         while True:
             result = await watch_launches_in(flow_ctx.ctx, keys, emit=emit_status_change)
             changes.extend(result.changes)

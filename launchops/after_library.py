@@ -136,6 +136,20 @@ async def watch_launches_in(
     return WatchResult(tuple(changes), statuses, watching)
 
 
+async def keys_of_files(ctx: LaunchContext, paths: Sequence[str | Path]) -> list[str]:
+    """The journal's launches recorded from the launch files at or below `paths` (a
+    batch's): what the watch follows for a batch."""
+    from launchops.config.launchfile import launch_files
+    from launchops.states import Kind
+
+    files = {f.resolve() for path in paths for f in launch_files(Path(path))}
+    return [
+        r.key
+        for r in await ctx.journal.all(kind=Kind.LAUNCH)
+        if r.source and Path(r.source).resolve() in files
+    ]
+
+
 async def _key_of(ctx: LaunchContext, genesis: str) -> str | None:
     return next((r.key for r in await ctx.journal.all() if r.genesis == genesis), None)
 
@@ -233,6 +247,7 @@ __all__ = [
     "claim_rewards",
     "claim_rewards_in",
     "claim_rewards_sync",
+    "keys_of_files",
     "launch_status",
     "launch_status_in",
     "launch_status_sync",

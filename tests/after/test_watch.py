@@ -70,7 +70,7 @@ async def test_the_watch_flow_through_prefect(
     async with context_for(sandbox, tmp_path / "home") as ctx:
         launched = await launch_in(ctx, curve_file(tmp_path / "launches", "flow-watched"))
     buy(sandbox, launched.genesis_account, 200 * 10**9)
-    result = await watch_launches_flow()
+    result = await watch_launches_flow(paths=[str(tmp_path / "launches")])  # a batch's
     again = await watch_launches_flow()
     assert [c.status for c in result.changes] == ["graduated"] and again.changes == ()
     event = status_event(result.changes[0])
