@@ -45,5 +45,10 @@ def test_the_after_launch_commands(sandbox_factory, tmp_path):
     refused = launchops(env, "agents", "mint", str(bad), "--no-prefect")
     assert refused.returncode != 0 and "metadata" in refused.stderr
     assert "Traceback" not in refused.stderr
+    bad_wallet = launchops(env, "rewards", "claim", "--wallet", "not-a-key", "--no-prefect")
+    assert bad_wallet.returncode != 0  # as every command's invalid input: a line a field
+    assert "wallet: must be a base58 public key" in bad_wallet.stderr
+    bad_status = launchops(env, "launches", "list", "--status", "soon")
+    assert bad_status.returncode == 2 and "upcoming" in bad_status.stderr
     unknown = launchops(env, "launches", "status", "no-such-launch")
     assert unknown.returncode != 0 and len(unknown.stderr.strip().splitlines()) == 1
