@@ -92,3 +92,20 @@ def test_a_claim_that_pays_the_signers_sol_elsewhere_is_refused_unsigned():
     record = SimpleNamespace(config={"wallet": str(wallet)})
     with pytest.raises(TransactionRefused, match="not to the wallet claimed for"):
         checker({})(ctx, record, raw)  # type: ignore[arg-type]
+
+
+async def test_a_claim_stopped_after_signing_is_resumed_not_claimed_again(sandbox, tmp_path):
+    from launchops.pipeline.claims import begin_claim
+    from launchops.pipeline.runner import run_step
+    from launchops.states import Step
+
+    owner = Keypair().pubkey()
+    await curve_paying(sandbox, owner)
+    async with context_for(sandbox, tmp_path / "home") as ctx:
+        started = await begin_claim(ctx, str(owner))
+        for step in (Step.CREATE, Step.SIGN):  # then the process stopped
+            await run_step(step, ctx, started.key)
+        builds = stats(sandbox)["api"]["POST /v1/creator-rewards/claim"]
+        resumed = await claim_rewards_in(ctx, str(owner))
+    assert resumed.key == started.key and resumed.claimed == FEE, resumed
+    assert stats(sandbox)["api"]["POST /v1/creator-rewards/claim"] == builds  # not asked again
