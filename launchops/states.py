@@ -44,7 +44,8 @@ STEP_ORDER = tuple(Step)  # the order a launch goes through them
 
 
 class Kind(StrEnum):
-    """What a journal entry moves: a launch, or SOL to or from an agent's wallet."""
+    """What a journal entry moves: a launch, SOL to or from an agent's wallet, a claim of
+    creator rewards, or an agent's mint."""
 
     LAUNCH = "launch"
     FUND = "fund"
