@@ -72,10 +72,15 @@ def read_agent_file(path: Path) -> AgentFile:
 
 
 def mint_request(ctx: LaunchContext, file: AgentFile, path: Path) -> dict[str, Any]:
-    """The mint as the service takes it (wire JSON), checked by its contract."""
+    """The mint as the service takes it (wire JSON), checked by its contract; on the
+    profile's network only (its RPC is the chain the mint is sent to)."""
+    network = str(ctx.profile.network)
+    if file.network not in (None, network):
+        why = f"is {file.network}, but profile {ctx.profile.name} is on {network}"
+        raise LaunchFileError([Problem(str(path), None, "network", why)])
     body = {
         "wallet": str(ctx.wallet),
-        "network": file.network or str(ctx.profile.network),
+        "network": network,
         "name": file.name,
         "uri": file.uri,
         "agentMetadata": file.metadata.to_wire(),

@@ -89,3 +89,11 @@ def test_a_mint_that_pays_the_wallets_sol_elsewhere_is_refused_unsigned():
     record = SimpleNamespace(current=SimpleNamespace(created=SimpleNamespace(mint=asset)))
     with pytest.raises(TransactionRefused, match="not into the new asset"):
         check_mint(ctx, record, raw)  # type: ignore[arg-type]
+
+
+async def test_an_agent_file_for_another_network_is_refused(sandbox, tmp_path):
+    path = write_agent(tmp_path / "agents", "elsewhere", "Elsewhere Agent")
+    path.write_text(path.read_text() + "network: solana-devnet\n")
+    async with context_for(sandbox, tmp_path / "home") as ctx:
+        with pytest.raises(LaunchFileError, match="network"):
+            await mint_agent_in(ctx, path)
