@@ -46,6 +46,9 @@ def build(
     retry_cron: str | None,
     scheduled: list[tuple[str, Path, str]],
     from_source: bool,
+    claim_wallets: str | None = None,
+    claim_cron: str | None = None,
+    watch_cron: str | None = None,
 ) -> list[Any]:
     """The deployments to apply; `scheduled` holds (key, file, schedule) of launch files."""
 
@@ -90,7 +93,44 @@ def build(
                 {"path": str(file.resolve()), "profile": profile},
             )
         )
+    watched = [str(Path(p).resolve()) for p in batch_paths]
+    deployments += _after_launch(profile, claim_wallets, claim_cron, watch_cron, watched, flow_for)
     return deployments
+
+
+def _after_launch(
+    profile: str,
+    claim_wallets: str | None,
+    claim_cron: str | None,
+    watch_cron: str | None,
+    watched: list[str],
+    flow_for: Any,
+) -> list[Any]:
+    """The creator-reward claims of a wallets file, and the launch watch (of the batch's
+    launches, else the journal's), on their crons."""
+    from launchops.flows.rewards import claim_rewards_flow
+    from launchops.flows.watch import watch_launches_flow
+
+    found = []
+    if claim_wallets and claim_cron:
+        found.append(
+            _deploy(
+                flow_for(claim_rewards_flow, "flows/rewards.py:claim_rewards_flow"),
+                f"claim-rewards-{profile}",
+                [Cron(claim_cron, timezone="UTC")],
+                {"wallets": str(Path(claim_wallets).resolve()), "profile": profile},
+            )
+        )
+    if watch_cron:
+        found.append(
+            _deploy(
+                flow_for(watch_launches_flow, "flows/watch.py:watch_launches_flow"),
+                f"watch-launches-{profile}",
+                [Cron(watch_cron, timezone="UTC")],
+                {"profile": profile, "paths": watched or None},
+            )
+        )
+    return found
 
 
 def _deploy(flow: Any, name: str, schedules: list[Schedule], parameters: dict[str, Any]) -> Any:

@@ -22,6 +22,24 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from launchops.after_library import (
+        claim_rewards,
+        claim_rewards_sync,
+        launch_status,
+        launch_status_sync,
+        list_launches,
+        list_launches_sync,
+        mint_agent,
+        mint_agent_sync,
+        watch_launches,
+    )
+    from launchops.after_results import (
+        AgentResult,
+        ClaimResult,
+        LaunchStatusResult,
+        StatusChange,
+        WatchResult,
+    )
     from launchops.errors import LaunchOpsError
     from launchops.library import (
         UnknownLaunch,
@@ -40,6 +58,20 @@ if TYPE_CHECKING:
     from launchops.states import LaunchState
 
 _WHERE = {
+    "AgentResult": "launchops.after_results",
+    "ClaimResult": "launchops.after_results",
+    "LaunchStatusResult": "launchops.after_results",
+    "StatusChange": "launchops.after_results",
+    "WatchResult": "launchops.after_results",
+    "claim_rewards": "launchops.after_library",
+    "claim_rewards_sync": "launchops.after_library",
+    "launch_status": "launchops.after_library",
+    "launch_status_sync": "launchops.after_library",
+    "list_launches": "launchops.after_library",
+    "list_launches_sync": "launchops.after_library",
+    "mint_agent": "launchops.after_library",
+    "mint_agent_sync": "launchops.after_library",
+    "watch_launches": "launchops.after_library",
     "LaunchOpsError": "launchops.errors",
     "LaunchState": "launchops.states",
     "BatchItem": "launchops.results",
@@ -64,23 +96,37 @@ _WHERE = {
 }
 
 __all__ = [
+    "AgentResult",
     "BatchItem",
     "BatchResult",
+    "ClaimResult",
     "LaunchOpsError",
     "LaunchResult",
     "LaunchState",
+    "LaunchStatusResult",
+    "StatusChange",
     "UnknownLaunch",
+    "WatchResult",
     "__version__",
     "batch",
     "batch_sync",
+    "claim_rewards",
+    "claim_rewards_sync",
     "fund_agents",
     "fund_agents_sync",
     "launch",
+    "launch_status",
+    "launch_status_sync",
     "launch_sync",
+    "list_launches",
+    "list_launches_sync",
+    "mint_agent",
+    "mint_agent_sync",
     "resume",
     "resume_sync",
     "retry_registrations",
     "retry_registrations_sync",
+    "watch_launches",
 ]
 
 

@@ -44,11 +44,14 @@ STEP_ORDER = tuple(Step)  # the order a launch goes through them
 
 
 class Kind(StrEnum):
-    """What a journal entry moves: a launch, or SOL to or from an agent's wallet."""
+    """What a journal entry moves: a launch, SOL to or from an agent's wallet, a claim of
+    creator rewards, or an agent's mint."""
 
     LAUNCH = "launch"
     FUND = "fund"
     WITHDRAW = "withdraw"
+    CLAIM = "claim"  # creator rewards claimed to a wallet
+    AGENT = "agent"  # an agent minted from an agent file
 
 
 class Outcome(StrEnum):
@@ -103,6 +106,14 @@ MACHINES = {
     Kind.LAUNCH: LAUNCH_MACHINE,
     Kind.FUND: TRANSFER_MACHINE,
     Kind.WITHDRAW: TRANSFER_MACHINE,
+    Kind.CLAIM: {  # "nothing to claim" at a build is finished at once: confirmed, nothing claimed
+        **TRANSFER_MACHINE,
+        S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED, S.CONFIRMED),
+        S.EXPIRED: _row(
+            Step.CREATE, D.CREATE_AGAIN, S.CREATED, S.FAILED, S.SUBMITTING, S.CONFIRMED
+        ),
+    },
+    Kind.AGENT: TRANSFER_MACHINE,
 }
 
 # ── what the rest of launchops asks, derived from the table ─────────────────

@@ -12,7 +12,8 @@ from typing import Annotated
 import typer
 
 from launchops import __version__
-from launchops.cli import (  # noqa: F401 - transfers registers its commands on agents_app
+from launchops.cli import (  # noqa: F401 - transfers and after register commands on agents_app
+    after,
     batches,
     check,
     launches,
@@ -33,6 +34,8 @@ app = typer.Typer(
 app.add_typer(service.agents_app, name="agents")
 app.add_typer(service.tokens_app, name="tokens")
 app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(after.rewards_app, name="rewards")
+app.add_typer(after.launches_app, name="launches")
 launches.install(app)
 batches.install(app)
 schedules.install(app)

@@ -55,6 +55,17 @@ def deploy(
             "--launches", help="Launch files or folders; those with schedule: get a deployment."
         ),
     ] = None,
+    claim_wallets: Annotated[
+        Path | None,
+        typer.Option("--claim-wallets", help="A YAML list of wallets whose rewards are claimed."),
+    ] = None,
+    claim_cron: Annotated[
+        str, typer.Option("--claim-cron", help="When those claims run (cron, UTC).")
+    ] = "0 6 * * *",
+    watch_cron: Annotated[
+        str | None,
+        typer.Option("--watch-cron", help="When the launch watch looks (cron, UTC); off if unset."),
+    ] = None,
     pool: Annotated[
         str | None,
         typer.Option("--pool", help="Register on the Prefect server for workers of this pool."),
@@ -110,6 +121,9 @@ def deploy(
             retry_cron=retry_cron,
             scheduled=scheduled,
             from_source=pool is not None,
+            claim_wallets=str(claim_wallets) if claim_wallets else None,
+            claim_cron=claim_cron if claim_wallets else None,
+            watch_cron=watch_cron,
         )
         names = [d.name for d in deployments]
         if pool:

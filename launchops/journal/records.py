@@ -243,6 +243,7 @@ class LaunchRecord:
     lease_epoch: int = 0
     current: Attempt | None = None
     attempts: list[Attempt] = field(default_factory=list)
+    result: dict[str, Any] | None = None  # what the last step answered, as the row keeps it
 
     @cached_property
     def launch_order(self) -> LaunchOrder:
@@ -284,7 +285,7 @@ class LaunchRecord:
             "attempts": self.attempt,
             "mint": self.mint,
             "genesisAccount": self.genesis,
-            "result": self.registered.to_json() if self.registered else None,
+            "result": self.registered.to_json() if self.registered else self.result,
             "lastError": self.last_error,
             "errorDetails": self.error_details,
             "signatures": self.signatures or None,

@@ -241,7 +241,9 @@ def record_of(row: Any, attempts: list[Any]) -> LaunchRecord:
         attempt=row.attempt,
         mint=row.mint,
         genesis=row.genesis,
-        registered=Registered.from_json(row.result) if row.result else None,
+        registered=(
+            Registered.from_json(row.result) if row.result and row.kind == Kind.LAUNCH else None
+        ),
         last_error=row.last_error,
         error_details=row.error_details,
         created_at=utc(row.created_at) or row.created_at,
@@ -251,6 +253,7 @@ def record_of(row: Any, attempts: list[Any]) -> LaunchRecord:
         lease_epoch=row.lease_epoch or 0,
         current=current,
         attempts=converted,
+        result=row.result,
     )
 
 

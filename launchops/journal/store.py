@@ -351,3 +351,25 @@ class Journal(Leases):
             return change
 
         await self._write(key, write)
+
+    async def set_result(
+        self,
+        key: str,
+        result: dict[str, Any],
+        *,
+        step: Step,
+        message: str,
+        state: LaunchState | None = None,
+    ) -> None:
+        """Keep what a step answered (a claim's lamports, say), with the state it leads
+        to, if any, in one write."""
+        values: dict[str, Any] = {"result": result}
+        if state is not None:
+            values.update(state=str(state), last_error=None, error_details=None)
+
+        def write(held: Held) -> StateChange | None:
+            change = held.set_launch(**values)
+            held.event(step, message)
+            return change
+
+        await self._write(key, write)

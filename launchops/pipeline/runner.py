@@ -18,6 +18,8 @@ from launchops.config.launchfile import plan_launch
 from launchops.config.profiles import Profile
 from launchops.errors import BlockhashExpired, LaunchFileError, LaunchOpsError, LeaseHeld
 from launchops.journal.records import LaunchRecord
+from launchops.pipeline.agents import AGENT_STEPS
+from launchops.pipeline.claims import CLAIM_STEPS
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import LAUNCH_STEPS, StepFunction
 from launchops.pipeline.transfers import TRANSFER_STEPS
@@ -38,6 +40,8 @@ STEP_TABLES: dict[Kind, dict[Step, StepFunction]] = {
     Kind.LAUNCH: LAUNCH_STEPS,
     Kind.FUND: TRANSFER_STEPS,
     Kind.WITHDRAW: TRANSFER_STEPS,
+    Kind.CLAIM: CLAIM_STEPS,
+    Kind.AGENT: AGENT_STEPS,
 }
 StepCaller = Callable[[Step, LaunchContext, str], Awaitable[None]]
 

@@ -175,6 +175,19 @@ async def submit(ctx: LaunchContext, record: LaunchRecord) -> None:
 
 async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:
     """Every signature at the profile's commitment (pushed, else polled in batches)."""
+    if await at_commitment(ctx, record):
+        total = len(record.current.sends or ()) if record.current else 0
+        await ctx.journal.set_state(
+            record.key,
+            S.CONFIRMED,
+            step=Step.CONFIRM,
+            message=f"all {total} at {ctx.profile.commitment}",
+        )
+
+
+async def at_commitment(ctx: LaunchContext, record: LaunchRecord) -> bool:
+    """Wait for every signature at the profile's commitment: True; False (and the launch
+    back to `submitting`) when one vanished, rolled back with a fork."""
     attempt = record.current
     assert attempt is not None and attempt.sends is not None
     commitment = ctx.profile.commitment
@@ -187,14 +200,9 @@ async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:
             await ctx.journal.set_state(
                 record.key, S.SUBMITTING, step=Step.CONFIRM, message="a transaction vanished"
             )
-            return
+            return False
         await ctx.renew(record.key)
-    await ctx.journal.set_state(
-        record.key,
-        S.CONFIRMED,
-        step=Step.CONFIRM,
-        message=f"all {len(landings)} at {commitment}",
-    )
+    return True
 
 
 # ── register ────────────────────────────────────────────────────────────────

@@ -27,11 +27,11 @@ class Faults(BaseModel):
         0.0,
         ge=0,
         le=1,
-        description="fraction of creates and fund/withdraw builds given a blockhash that dies "
-        "at the next slot, so their transactions expire unlanded",
+        description="fraction of creates, fund/withdraw builds, claims and agent mints given a "
+        "blockhash that dies at the next slot, so their transactions expire unlanded",
     )
     expire_next: int = Field(
-        0, ge=0, le=1_000_000, description="the next N creates and builds expire so"
+        0, ge=0, le=1_000_000, description="the next N creates, builds, claims and mints expire so"
     )
     delay_slots: int = Field(0, ge=0, le=1000, description="extra slots before landing")
     fail_tail_next: int = Field(

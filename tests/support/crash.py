@@ -96,7 +96,48 @@ MOMENTS = [
     Moment("register", "answered, not journaled", "client", "register_launch", after=True),
     Moment("register", "journaled", "journal", "record_registered", after=True),
 ]
-BY_NAME = {moment.name: moment for moment in MOMENTS}
+# An agent's mint (`launchops agents mint FILE`): the same boundaries, its own steps.
+AGENT_MOMENTS = [
+    Moment("agent validate", "journaled", "journal", "begin", after=True),
+    Moment("agent build", "answered, not journaled", "client", "mint_agent", after=True),
+    Moment("agent build", "journaled", "journal", "record_created", after=True),
+    Moment("agent sign", "signed, not journaled", "journal", "record_signed", after=False),
+    Moment("agent sign", "journaled", "journal", "record_signed", after=True),
+    Moment(
+        "agent submit",
+        "'submitting' journaled, nothing sent",
+        "journal",
+        "record_sends",
+        after=True,
+        match=_state_is("submitting"),
+    ),
+    Moment("agent submit", "sent, not journaled", "rpc", "send", after=True),
+    Moment(
+        "agent submit",
+        "journaled",
+        "journal",
+        "record_sends",
+        after=True,
+        match=_state_is("submitted"),
+    ),
+    Moment(
+        "agent confirm",
+        "confirmed on chain, not journaled",
+        "journal",
+        "set_state",
+        after=False,
+        match=_state_is("confirmed"),
+    ),
+    Moment(
+        "agent confirm",
+        "journaled",
+        "journal",
+        "set_state",
+        after=True,
+        match=_state_is("confirmed"),
+    ),
+]
+BY_NAME = {moment.name: moment for moment in (*MOMENTS, *AGENT_MOMENTS)}
 
 
 def _die() -> None:
