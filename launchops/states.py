@@ -3,7 +3,8 @@
     validated -> created -> signed -> submitting -> submitted -> confirmed -> registered
                     ^                      |                                   |
                     +---- expired <--------+                          register_failed
-    (and needs_attention, failed: for a person)
+    (and needs_attention: for a person; failed: nothing landed, a person fixes what the
+    error says and runs the same command again, which creates again from there)
 
 Each row says which step runs from a state, the states that step may leave the launch
 in, and who drives it: any run at once, the runner after its create-again wait, only the
@@ -68,6 +69,9 @@ class Driver(StrEnum):
     RUN = "any run"  # at once, in the run that finds it there
     CREATE_AGAIN = "the runner"  # after the create-again policy's wait (launchops.retries)
     REGISTRATION_RETRY = "the registration retry"  # nothing else re-registers it
+    # A new command for the launch (launch, batch, resume) after a person fixed what it
+    # failed on: never the run that left it there, and only when nothing of it landed.
+    RERUN = "a run asked again"
     PERSON = "a person"
     NOBODY = "nobody"  # finished
 
@@ -98,10 +102,16 @@ LAUNCH_MACHINE: dict[LaunchState, Transition] = {
     S.REGISTER_FAILED: _row(Step.REGISTER, D.REGISTRATION_RETRY, S.REGISTERED, S.REGISTER_FAILED),
     S.REGISTERED: _row(None, D.NOBODY),
     S.NEEDS_ATTENTION: _row(None, D.PERSON),
+    # Nothing landed: asked again, it creates again (up to the profile's attempts more).
+    S.FAILED: _row(Step.CREATE, D.RERUN, S.CREATED, S.FAILED),
+}
+# A fund or withdraw is done once confirmed: it has nothing to register; a failed one is
+# left to a person (its command reports it again).
+TRANSFER_MACHINE = {
+    **LAUNCH_MACHINE,
+    S.CONFIRMED: _row(None, D.NOBODY),
     S.FAILED: _row(None, D.PERSON),
 }
-# A fund or withdraw is done once confirmed: it has nothing to register.
-TRANSFER_MACHINE = {**LAUNCH_MACHINE, S.CONFIRMED: _row(None, D.NOBODY)}
 MACHINES = {
     Kind.LAUNCH: LAUNCH_MACHINE,
     Kind.FUND: TRANSFER_MACHINE,
@@ -128,13 +138,15 @@ def terminal(kind: Kind = Kind.LAUNCH) -> frozenset[LaunchState]:
 
 # A run (`launchops resume`) continues from these at once.
 RESUMABLE = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.RUN)
-NEEDS_A_PERSON = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D.PERSON)
+# Waiting for a person: to decide (needs_attention), or to fix and run again (failed).
+NEEDS_A_PERSON = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver in (D.PERSON, D.RERUN))
 # Landed but not registered: what the registration retry takes.
 REGISTRABLE = frozenset(
     s for s, t in LAUNCH_MACHINE.items() if t.step in (Step.CONFIRM, Step.REGISTER)
 )
-# Nothing was sent from these (a failed launch only if the journal shows no send).
-BEFORE_SENDING = frozenset({S.VALIDATED, S.CREATED, S.SIGNED, S.FAILED})
+# Nothing was sent from these. A failed launch may have sent transactions the node
+# refused: what `--replace` and a re-run ask of it is that nothing of it landed.
+BEFORE_SENDING = frozenset({S.VALIDATED, S.CREATED, S.SIGNED})
 
 
 def transition(state: LaunchState, kind: Kind = Kind.LAUNCH) -> Transition:

@@ -30,6 +30,8 @@ from launchops.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from solders.pubkey import Pubkey
+
     from launchops.config.profiles import Profile
 
 
@@ -100,6 +102,12 @@ def deploy(
     anyone from other machines (--insecure-server to go on all the same)."""
     if serve == bool(pool):
         raise refuse("give exactly one of --serve or --pool NAME")
+    if pool and prefect_api_url() is None:
+        raise refuse(
+            f"deploy --pool {pool} registers deployments on the Prefect server your workers "
+            "use, and no PREFECT_API_URL is set (it would go to a temporary server that "
+            "ends with this command): set PREFECT_API_URL (and PREFECT_API_AUTH_STRING)"
+        )
     with user_errors():
         settings = settings_for(profile, profiles, base_url)
         exposed = exposed_by(settings, deploying=True)
@@ -158,20 +166,47 @@ def _api_for_schedules() -> Iterator[None]:
 
 def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, str]]:
     """(key, file, schedule) of every launch file below `targets` that has a schedule."""
-    from launchops.chain.keys import load_keypair
     from launchops.config.launchfile import launch_files, plan_launch
-    from launchops.errors import KeypairError
 
-    try:
-        wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
-    except KeypairError:
-        wallet = None
+    files = [f for target in targets for f in launch_files(target)]
+    wallet = _wallet(settings) if files else None
     found = []
-    for file in (f for target in targets for f in launch_files(target)):
+    for file in files:
         plan = plan_launch(settings, wallet, file, check_times=False)
         if plan.schedule:
             found.append((plan.key, file, plan.schedule))
     return found
+
+
+def _wallet(settings: Profile) -> Pubkey | None:
+    """The profile's public key, to validate launch files with (`wallet:` must be it):
+    a `prefect-secret:` key is read from its Secret block on the Prefect API deploy talks
+    to (the key itself is dropped at once); a key not on this machine is None."""
+    from launchops.chain.keys import load_keypair
+    from launchops.errors import KeypairError
+
+    source = settings.keypair
+    if not source.startswith("prefect-secret:"):
+        try:
+            return load_keypair(source, state_dir=settings.profile_dir).pubkey()
+        except KeypairError:
+            return None
+    return load_keypair(source, state_dir=settings.profile_dir, resolver=_block).pubkey()
+
+
+def _block(name: str) -> str:
+    """The value of the Secret block `name`, or one line saying how to make it."""
+    from launchops.errors import KeypairError
+    from launchops.tasks.secrets import secret_keypair
+
+    try:
+        return secret_keypair(name)
+    except ValueError:
+        raise KeypairError(
+            f"keypair prefect-secret:{name}: no Secret block {name!r} on the Prefect API "
+            f"{prefect_api_url() or '(a temporary server)'}; create it (README, Running on "
+            "several machines, step 2) or set LAUNCHOPS_KEYPAIR to another source"
+        ) from None
 
 
 def _on_pool(
@@ -197,16 +232,20 @@ def _on_pool(
             print_next_steps_message=False,
         )
     names = [d.name for d in deployments]
+    runs = [f"{d.flow_name}/{d.name}" for d in deployments]  # as `prefect deployment run` takes
     if as_json:
-        print_json({"made": prepared.made, "kept": prepared.kept, "deployments": names})
+        found = {"made": prepared.made, "kept": prepared.kept, "deployments": names, "runs": runs}
+        print_json(found)
         return
     out = console()
     for line in prepared.made:
         out.print(f"made     {line}")
     for line in prepared.kept:
         out.print(f"exists   {line}", style="dim")
-    out.print(f"deployed {', '.join(names)} on pool {pool}")
+    out.print(f"deployed {', '.join(runs)} on pool {pool}")
     out.print(
         f"workers: PREFECT_FLOWS_HEARTBEAT_FREQUENCY=30 prefect worker start --pool {pool} "
         "--limit 1  (one a machine, with this checkout and the same journal_url)"
     )
+    for name in (r for r in runs if r.startswith("batch/")):
+        out.print(f"a run by hand: prefect deployment run {name} --watch")

@@ -24,7 +24,7 @@ from launchops.journal.records import (
     StateChange,
 )
 from launchops.journal.tables import AttemptRow, Base, EventRow, LaunchRow
-from launchops.states import Kind, LaunchState, Outcome, transition
+from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, transition
 
 
 def now() -> datetime:
@@ -207,6 +207,22 @@ def reset_launch(conn: Connection, key: str, **values: Any) -> None:
 def anything_sent(conn: Connection, key: str) -> bool:
     rows = conn.execute(select(A.c.sends).where(A.c.key == key)).all()
     return any(any(s.get("sent") for s in (row.sends or [])) for row in rows)
+
+
+def anything_landed(conn: Connection, key: str) -> bool:
+    """Whether any transaction of any attempt was seen landed (a send keeps its landing,
+    `level`, only when it landed without error). A send the node refused was sent, and
+    cannot land: refused, it was never forwarded."""
+    rows = conn.execute(select(A.c.sends).where(A.c.key == key)).all()
+    return any(any("level" in s for s in (row.sends or [])) for row in rows)
+
+
+def replaceable(conn: Connection, key: str, state: LaunchState) -> bool:
+    """Whether `--replace` may record a changed config over the launch: nothing of it was
+    sent, or it failed with nothing landed (its sends, if any, were refused)."""
+    if state is LaunchState.FAILED:
+        return not anything_landed(conn, key)
+    return state in BEFORE_SENDING and not anything_sent(conn, key)
 
 
 def encoded(signed: Sequence[bytes]) -> list[str]:

@@ -30,19 +30,19 @@ from launchops.journal.rows import (
     L,
     NewLaunch,
     add_event,
-    anything_sent,
     create_tables,
     encoded,
     now,
     read_record,
     record_of,
+    replaceable,
     reset_launch,
     sends_json,
     sqlite_pragmas,
     sync_url,
     utc,
 )
-from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, Step
+from launchops.states import Kind, LaunchState, Outcome, Step
 
 T = TypeVar("T")
 S = LaunchState
@@ -234,15 +234,22 @@ class Journal(Leases):
                 )
                 add_event(conn, new.key, Step.VALIDATE, f"recorded from {new.source}", stamp)
             elif row.config_hash != new.config_hash:
-                sent = anything_sent(conn, new.key)
-                if not (new.replace and S(row.state) in BEFORE_SENDING and not sent):
-                    raise JournalError(
-                        f"launch {new.key!r} is already in the journal with a different "
-                        f"configuration (state {row.state}). Give the changed launch a new "
-                        f"id:, or, if nothing of it was sent yet, run again with --replace."
-                    )
-                reset_launch(conn, new.key, mint=None, genesis=None, last_error=None, **fresh)
-                add_event(conn, new.key, Step.VALIDATE, "config replaced", stamp)
+                if not (new.replace and replaceable(conn, new.key, S(row.state))):
+                    raise JournalError(_changed(new.key, S(row.state), new.replace))
+                # Attempt numbers go on: the earlier attempts stay in the journal's story.
+                fresh["attempt"] = row.attempt
+                reset_launch(
+                    conn,
+                    new.key,
+                    mint=None,
+                    genesis=None,
+                    last_error=None,
+                    error_details=None,
+                    **fresh,
+                )
+                add_event(
+                    conn, new.key, Step.VALIDATE, f"config replaced (state was {row.state})", stamp
+                )
             record = read_record(conn, new.key)
         assert record is not None
         return record, recorded
@@ -373,3 +380,18 @@ class Journal(Leases):
             return change
 
         await self._write(key, write)
+
+
+def _changed(key: str, state: LaunchState, replace: bool) -> str:
+    """Why a changed config under a known key is refused, and what to do instead."""
+    if replace:
+        return (
+            f"launch {key!r} is already in the journal with a different configuration "
+            f"(state {state}) and some of it was sent (or landed): --replace cannot take "
+            "it. Give the changed launch a new id:."
+        )
+    return (
+        f"launch {key!r} is already in the journal with a different configuration "
+        f"(state {state}). Give the changed launch a new id:, or, if nothing of it was "
+        "sent yet (or it failed with nothing landed), run again with --replace."
+    )

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,6 +62,10 @@ class LaunchContext:
     _renewed: dict[str, float] = field(default_factory=dict)  # launches worked: last renewal
     _keepers: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # their renewals
     just_read: dict[str, LaunchRecord] = field(default_factory=dict)
+    # Launches this command started over (a failed one asked again, a replaced config):
+    # the attempt they were at, so that this run makes at most the profile's attempts more.
+    attempts_from: dict[str, int] = field(default_factory=dict)
+    opened_at: datetime = field(default_factory=lambda: datetime.now(UTC))  # this command's
     resolver: Callable[[str], str] | None = None  # reads prefect-secret: keys
     secrets: dict[str, LaunchSecrets] = field(default_factory=dict, repr=False)  # by launch
 

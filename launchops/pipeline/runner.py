@@ -90,9 +90,11 @@ async def run_launch(
     record = await ctx.journal.get(key)
     if record is None:
         raise LaunchOpsError(f"no launch {key!r} in the journal")
+    again = by is Driver.RUN and asked_again(ctx, record)
     if (
         record.state in terminal(record.kind)
         and transition(record.state, record.kind).driver is not by
+        and not again
     ):
         return record  # finished, or waiting for a person: reported, not re-run
     if not await ctx.acquire(key):
@@ -100,13 +102,31 @@ async def run_launch(
         raise LeaseHeld(
             f"launch {key} is being worked by {owner}; try again when its lease expires"
         )
+    if again or (record.state is LaunchState.VALIDATED and record.attempt):
+        # Started over by this command (failed, or a replaced config): the profile's
+        # attempts count from here, so one command makes at most that many creates.
+        ctx.attempts_from[key] = record.attempt
+    first = {Driver.CREATE_AGAIN, by, *([Driver.RERUN] if again else [])}
     try:
         async for attempt in create_again(ctx.profile):
             with attempt:
-                record = await _steps(ctx, key, call, first={Driver.CREATE_AGAIN, by})
+                record = await _steps(ctx, key, call, first=first)
+            first = {Driver.CREATE_AGAIN, by}
     finally:
         await ctx.release(key)  # a lost lease: nothing to give back, the renewal stops
     return record
+
+
+def asked_again(ctx: LaunchContext, record: LaunchRecord) -> bool:
+    """A failed launch that this command may run again: it failed before the command
+    began and was not already run again by it (a run that ends failed stops there), and
+    nothing of any attempt landed: its sends, if any, were refused by the node, and a
+    refused transaction is never forwarded, so it cannot land later."""
+    if transition(record.state, record.kind).driver is not Driver.RERUN:
+        return False
+    if record.key in ctx.attempts_from or record.updated_at >= ctx.opened_at:
+        return False
+    return not any(s.landing for a in record.attempts for s in a.sends or ())
 
 
 async def _steps(

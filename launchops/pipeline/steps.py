@@ -39,15 +39,18 @@ Check = Callable[[LaunchContext, LaunchRecord, bytes], None]
 async def next_attempt(ctx: LaunchContext, record: LaunchRecord) -> int | None:
     """The number of the create about to be made, or None (recorded `failed`) when the
     profile's attempts are spent."""
-    if record.attempt < ctx.profile.create_attempts:
-        ctx.progress(record.key, Step.CREATE, f"attempt {record.attempt + 1}")
-        return record.attempt + 1
+    made = record.attempt - ctx.attempts_from.get(record.key, 0)  # by this command
+    if made < ctx.profile.create_attempts:
+        number = record.attempt + 1
+        again = " (asked again after failed)" if record.state is S.FAILED else ""
+        ctx.progress(record.key, Step.CREATE, f"attempt {number}{again}")
+        return number
     await ctx.journal.set_state(
         record.key,
         S.FAILED,
         step=Step.CREATE,
-        message=f"gave up after {record.attempt} creates whose blockhash expired",
-        error=f"blockhash expired on {record.attempt} attempts; nothing landed",
+        message=f"gave up after {made} creates whose blockhash expired",
+        error=f"blockhash expired on {made} attempts; nothing landed",
     )
     return None
 

@@ -237,6 +237,51 @@ def test_deploy_makes_what_the_server_needs_once(pool):
     assert any(line.startswith(f"work pool {POOL}") for line in again["kept"])
 
 
+# README, Running on several machines, step 2: the Secret block from the key file on stdin.
+MAKE_SECRET = (
+    "import sys; from prefect.blocks.system import Secret; "
+    'Secret(value=sys.stdin.read().strip()).save("launch-creator", overwrite=True)'
+)
+
+
+def test_deploy_reads_a_key_kept_in_a_secret_block_as_the_readme_says(pool):
+    assert MAKE_SECRET in (ROOT / "README.md").read_text()
+    folder = pool.root / "secret-launches"
+    folder.mkdir()
+    (folder / "p-1.yaml").write_text(dump_yaml(launch_document(key="p-1")))  # no wallet:
+    key_file = pool.root / "creator.json"
+    key_file.write_text(json.dumps(list(bytes(pool.key))))
+    key_file.chmod(0o600)
+    env = pool.env("operator")
+    with key_file.open() as stdin:
+        made = subprocess.run(
+            [sys.executable, "-c", MAKE_SECRET], stdin=stdin, env=env, capture_output=True
+        )
+    assert made.returncode == 0, made.stderr[-3000:]
+    args = ["deploy", "--pool", POOL, "--launches", str(folder)]
+    secret = {**env, "LAUNCHOPS_KEYPAIR": "prefect-secret:launch-creator"}
+    deployed = _launchops(secret, *args)
+    assert deployed.returncode == 0, deployed.stderr[-3000:]
+    assert "deployed batch-part/batch-part-sandbox" in " ".join(deployed.stdout.split())
+    absent = _launchops({**env, "LAUNCHOPS_KEYPAIR": "prefect-secret:absent"}, *args)
+    assert absent.returncode == 1
+    assert "no Secret block 'absent'" in absent.stderr
+    ours = [line for line in absent.stderr.splitlines() if "Warning" not in line]
+    assert [line for line in ours if line.startswith("error")] == ours[-1:], absent.stderr
+    assert str(pool.key) not in deployed.stdout + deployed.stderr + absent.stderr
+
+
+def _launchops(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "launchops.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**env, "COLUMNS": "200"},
+        timeout=300,
+        cwd=ROOT,
+    )
+
+
 def test_a_batch_spreads_over_both_workers_once_each_within_the_shared_rates(pool):
     httpx.post(f"{pool.sandbox.url}/_sandbox/stats/reset").raise_for_status()
     before = stats(pool.sandbox)["launches"]
