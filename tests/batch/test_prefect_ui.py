@@ -137,7 +137,7 @@ async def test_the_command_line_still_exits_1_and_prints_the_report_not_the_run_
     set_faults(sandbox, fail_tail_next=1)
     folder = _folder(tmp_path)
     done = launchops(env, "batch", str(folder), "--json")
-    assert done.returncode == 1, done.stderr[-3000:]
+    assert done.returncode == 1 and done.stdout, done.stderr[-3000:]
     assert json.loads(done.stdout)["counts"] == {"needs_attention": 1, "registered": 3}
     assert "needs_attention:" not in done.stderr and "Traceback" not in done.stderr, done.stderr
     from prefect.client.orchestration import get_client
