@@ -83,3 +83,9 @@ class AlertRow(Base):
     delivered_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True, index=True
     )
+
+
+# The tables as SQLAlchemy Core sees them: what the journal's statements name.
+launches = LaunchRow.__table__
+attempts = AttemptRow.__table__
+events = EventRow.__table__
