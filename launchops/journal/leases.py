@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, select, update
 
 from launchops.journal.records import Lease
 from launchops.journal.rows import add_event, held_by, now
-from launchops.journal.tables import events, launches
+from launchops.journal.tables import launches
 
 T = TypeVar("T")
 LEASE = "lease"  # the events' step for lease changes
@@ -36,10 +36,16 @@ def take(conn: Connection, key: str, owner: str, ttl: float, worker: str) -> Lea
     if ours is not None:
         return Lease(key, owner, ours.lease_epoch)
     free = (launches.c.lease_owner.is_(None)) | (launches.c.lease_expires < stamp)
+    named = {"worker": worker} if worker else {}
     taken = conn.execute(
         update(launches)
         .where(launches.c.key == key, free)
-        .values(lease_owner=owner, lease_expires=expires, lease_epoch=launches.c.lease_epoch + 1)
+        .values(
+            lease_owner=owner,
+            lease_expires=expires,
+            lease_epoch=launches.c.lease_epoch + 1,
+            **named,
+        )
         .returning(launches.c.lease_epoch)
     ).first()
     if taken is None:
@@ -60,6 +66,7 @@ def take_over(
             lease_owner=owner,
             lease_expires=now() + timedelta(seconds=ttl),
             lease_epoch=launches.c.lease_epoch + 1,
+            **({"worker": worker} if worker else {}),
         )
         .returning(launches.c.lease_epoch)
     ).first()
@@ -84,13 +91,11 @@ def release(conn: Connection, lease: Lease) -> None:
 
 
 def last_workers(conn: Connection, keys: Sequence[str]) -> dict[str, str]:
-    query = (
-        select(events.c.key, events.c.message)
-        .where(events.c.step == LEASE, events.c.key.in_(list(keys)))
-        .order_by(events.c.id)
+    """Who last took each launch's lease, as `take` wrote it on the launch's row."""
+    query = select(launches.c.key, launches.c.worker).where(
+        launches.c.key.in_(list(keys)), launches.c.worker.is_not(None)
     )
-    found = {row.key: row.message for row in conn.execute(query)}
-    return {k: m.removeprefix("worked by ").split(" (")[0] for k, m in found.items()}
+    return {row.key: row.worker for row in conn.execute(query)}
 
 
 class Leases:
@@ -108,7 +113,7 @@ class Leases:
 
     async def acquire(self, key: str, owner: str, ttl: float, worker: str = "") -> Lease | None:
         """Take the launch's lease if it is free, expired or already ours (atomic); a lease
-        newly taken is noted in its events with `worker`, who works it from now on."""
+        newly taken names `worker` on the launch (and in its events): who works it from now on."""
         return await self._run(self._in_transaction(take, key, owner, ttl, worker))
 
     async def take_over(

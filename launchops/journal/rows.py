@@ -45,6 +45,14 @@ def sync_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+# Columns the launches table gained after journals were already in use: each is added
+# when an older journal opens.
+ADDED_COLUMNS = {
+    "lease_epoch": "integer not null default 0",  # leases fenced
+    "worker": "varchar(120)",  # the worker's name a column, not parsed out of events
+}
+
+
 def create_tables(engine: Engine) -> None:
     with engine.begin() as conn:
         if engine.dialect.name == "postgresql":
@@ -52,10 +60,9 @@ def create_tables(engine: Engine) -> None:
             conn.execute(text("select pg_advisory_xact_lock(8004202611)"))
         Base.metadata.create_all(conn)
         columns = {c["name"] for c in inspect(conn).get_columns("launches")}
-        if "lease_epoch" not in columns:  # a journal made before leases were fenced
-            conn.execute(
-                text("alter table launches add column lease_epoch integer not null default 0")
-            )
+        for column, added in ADDED_COLUMNS.items():
+            if column not in columns:  # a journal made before the column was
+                conn.execute(text(f"alter table launches add column {column} {added}"))
 
 
 def read_record(conn: Connection, key: str) -> LaunchRecord | None:
