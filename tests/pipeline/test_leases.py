@@ -60,7 +60,7 @@ async def test_a_create_answered_after_a_take_over_is_dropped_quietly(sandbox_fa
             await run_step(step, ctx, key)
 
         [row] = await run_batch(a, [path], call=call)
-        assert row.state is RowStatus.ELSEWHERE and row.ok
+        assert row.state is RowStatus.ELSEWHERE and row.finished_or_elsewhere
         assert "taken over by another worker" in row.error
         record = await a.journal.get(row.key)
         assert record.state == "validated" and record.attempts == []  # nothing of A's kept
