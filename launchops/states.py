@@ -81,13 +81,16 @@ def _row(step: Step | None, driver: Driver, *leads_to: LaunchState) -> Transitio
 
 
 S, D = LaunchState, Driver
-_SENDING = (S.SUBMITTING, S.SUBMITTED, S.EXPIRED, S.NEEDS_ATTENTION, S.FAILED)
+# Submit runs from signed, and again from submitting (a resume): one row for both.
+_SUBMIT = _row(
+    Step.SUBMIT, D.RUN, S.SUBMITTING, S.SUBMITTED, S.EXPIRED, S.NEEDS_ATTENTION, S.FAILED
+)
 
 LAUNCH_MACHINE: dict[LaunchState, Transition] = {
     S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED),
     S.CREATED: _row(Step.SIGN, D.RUN, S.SIGNED, S.FAILED),
-    S.SIGNED: _row(Step.SUBMIT, D.RUN, *_SENDING),
-    S.SUBMITTING: _row(Step.SUBMIT, D.RUN, *_SENDING),
+    S.SIGNED: _SUBMIT,
+    S.SUBMITTING: _SUBMIT,
     S.SUBMITTED: _row(Step.CONFIRM, D.RUN, S.CONFIRMED, S.SUBMITTING),  # rolled back: resend
     S.CONFIRMED: _row(Step.REGISTER, D.RUN, S.REGISTERED, S.REGISTER_FAILED),
     # Before a create again the runner asks the chain once more: found, it goes back.
@@ -122,8 +125,23 @@ NEEDS_A_PERSON = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver is D
 REGISTRABLE = frozenset(
     s for s, t in LAUNCH_MACHINE.items() if t.step in (Step.CONFIRM, Step.REGISTER)
 )
+
+
+def _before(step: Step, machine: dict[LaunchState, Transition]) -> frozenset[LaunchState]:
+    """The states a launch can reach from `validated` before `step` first runs."""
+    reached: set[LaunchState] = set()
+    todo = [S.VALIDATED]
+    while todo:
+        state = todo.pop()
+        if state not in reached:
+            reached.add(state)
+            if machine[state].step is not step:
+                todo.extend(machine[state].leads_to)
+    return frozenset(reached)
+
+
 # Nothing was sent from these (a failed launch only if the journal shows no send).
-BEFORE_SENDING = frozenset({S.VALIDATED, S.CREATED, S.SIGNED, S.FAILED})
+BEFORE_SENDING = _before(Step.SUBMIT, LAUNCH_MACHINE)
 
 
 def transition(state: LaunchState, kind: Kind = Kind.LAUNCH) -> Transition:

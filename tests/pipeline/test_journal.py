@@ -13,7 +13,7 @@ from solders.signature import Signature
 from launchops.errors import JournalError, LeaseLost
 from launchops.journal.records import Created, Lease, Registered, Send
 from launchops.journal.store import Journal
-from launchops.states import LaunchState, Outcome
+from launchops.states import BEFORE_SENDING, LaunchState, Outcome
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -234,3 +234,8 @@ async def test_a_journal_made_before_workers_were_named_opens_and_names_them(tmp
         assert await journal.workers([key]) == {key: "host-a"}
     finally:
         await journal.close()
+
+
+def test_the_states_before_sending_are_those_the_table_reaches_before_submit():
+    S = LaunchState
+    assert {S.VALIDATED, S.CREATED, S.SIGNED, S.FAILED} == BEFORE_SENDING
