@@ -1,5 +1,5 @@
 """Prefect tasks, each thin over plain functions of launchops: validate, and one task for
-each step of the step tables (`steps.py`)."""
+each step of the step tables (`tasks/steps.py`)."""
 
 from launchops.tasks.steps import STEP_TASKS
 from launchops.tasks.validate import validate_step
