@@ -7,29 +7,14 @@ import copy
 
 import httpx
 import pytest
-from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
 from launchops.api import errors as e
 from launchops.api import programs as p
-from launchops.api.client import AsyncServiceClient, RetryPolicy
 from launchops.api.models import AgentRecord
 from tests.api import examples as ex
 from tests.support.solana import funded_keypair, launch_for, send_all
-
-
-@pytest.fixture
-async def client(sandbox):
-    async with AsyncServiceClient(sandbox.base_url, retry=RetryPolicy(attempts=1)) as c:
-        yield c
-
-
-@pytest.fixture
-async def rpc(sandbox):
-    async with AsyncClient(sandbox.rpc_url) as c:
-        yield c
-
 
 # ── agents ──────────────────────────────────────────────────────────────────
 
