@@ -19,7 +19,14 @@ from launchops.pipeline.runner import run_launch, run_step, validate
 from launchops.pipeline.transfers import begin_transfer
 from launchops.sandbox.faults import Faults
 from launchops.states import LaunchState, Step
-from tests.support.pipeline import advance, context_for, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    advance,
+    context_for,
+    seed_agent,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 FORMATS = ["legacy", "v0", "v0-alt", "v1"]
 MESSAGE_TYPE = {"legacy": Message, "v0": MessageV0, "v0-alt": MessageV0, "v1": MessageV1}
@@ -106,9 +113,7 @@ async def test_a_withdraw_is_checked_and_signed_in_each_format(
 ):
     sandbox = sandbox_factory(faults=Faults(tx_format=tx_format))
     async with context_for(sandbox, tmp_path) as ctx:
-        [owned] = httpx.post(
-            f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(ctx.wallet)}
-        ).json()["agents"]
+        owned = seed_agent(sandbox, ctx.wallet)
         record = await begin_transfer(ctx, "withdraw", agent=owned, amount="0.5")
         done = await run_launch(ctx, record.key)
     # It passed the checks and was signed; mpl-core does not run here, so the node refuses it.

@@ -14,6 +14,7 @@ from launchops.api import errors as e
 from launchops.api import programs as p
 from launchops.api.models import AgentRecord
 from tests.api import examples as ex
+from tests.support.pipeline import seed_agent
 from tests.support.solana import funded_keypair, launch_for, send_all
 
 # ── agents ──────────────────────────────────────────────────────────────────
@@ -166,9 +167,7 @@ async def test_fund_404_and_bad_address(client, sandbox):
 
 async def test_withdraw_checks_ownership_on_chain(client, sandbox):
     owner = Keypair()
-    [asset] = httpx.post(
-        f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner.pubkey())}
-    ).json()["agents"]
+    asset = seed_agent(sandbox, owner.pubkey())
     with pytest.raises(e.ForbiddenError) as caught:
         await client.build_withdraw_tx(asset, sender=Keypair().pubkey(), amount=1)
     assert caught.value.error == "Only the agent owner can withdraw funds"

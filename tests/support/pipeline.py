@@ -164,6 +164,13 @@ def set_faults(sandbox: Any, **faults: Any) -> None:
     assert answer.status_code == 200, answer.text
 
 
+def seed_agent(sandbox: Any, owner: object) -> str:
+    """A new agent (an mpl-core asset) owned by `owner`, seeded on the sandbox: its address."""
+    made = httpx.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner)})
+    made.raise_for_status()
+    return made.json()["agents"][0]
+
+
 def advance(sandbox: Any, slots: int) -> None:
     httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).raise_for_status()
 
