@@ -95,6 +95,10 @@ class BatchRow:
         return self.state not in (RowStatus.INVALID, RowStatus.DUPLICATE)
 
 
+def _unheard(row: BatchRow) -> None:
+    """The update callback when nobody listens."""
+
+
 async def _validate_key(ctx: LaunchContext, path: Path) -> str:
     return (await validate(ctx, path)).key
 
@@ -110,7 +114,7 @@ async def run_batch(
 ) -> list[BatchRow]:
     """Run every launch file; each row ends registered, or with its state and reason."""
     rows = [BatchRow(file=str(path)) for path in paths]
-    notify = on_update or (lambda row: None)
+    notify = on_update or _unheard
     seen: dict[str, BatchRow] = {}
 
     async def one(row: BatchRow) -> None:
@@ -135,7 +139,7 @@ async def record_files(
     """Validate every file into the journal first (for a batch shared by several workers):
     rows with their key, or invalid, or the same launch as an earlier file."""
     rows = [BatchRow(file=str(path)) for path in paths]
-    notify = on_update or (lambda row: None)
+    notify = on_update or _unheard
     seen: dict[str, BatchRow] = {}
 
     async def one(row: BatchRow) -> None:
@@ -158,7 +162,7 @@ async def run_keys(
     flight, from row `start` round to the one before it. Several workers given the same
     rows from different starts share them: the journal's lease gives each launch to one,
     and a launch another worker has is left to it (`elsewhere`)."""
-    notify = on_update or (lambda row: None)
+    notify = on_update or _unheard
 
     async def one(row: BatchRow) -> None:
         await _work(ctx, row, call, notify)
@@ -228,14 +232,17 @@ async def _recorded(
     return True
 
 
-async def _work(ctx: LaunchContext, row: BatchRow, call: StepCaller, notify: Update) -> None:
-    """Run the row's launch and fill the row from the journal; nothing escapes."""
+async def _work(
+    ctx: LaunchContext, row: BatchRow, call: StepCaller, notify: Update, by: Driver = Driver.RUN
+) -> None:
+    """Run the row's launch (`by` as run_launch takes it) and fill the row from the journal;
+    nothing escapes."""
     assert row.key is not None
     row.state = RowStatus.RUNNING
     notify(row)
     held, record = False, None
     try:
-        record = await run_launch(ctx, row.key, call=call)
+        record = await run_launch(ctx, row.key, call, by=by)
     except LeaseError as exc:  # another worker has it
         held, row.error = True, str(exc)
     except Exception as exc:  # one launch's failure, of any kind, stops no other
@@ -318,20 +325,9 @@ async def retry_registrations(
         for r in await ctx.journal.all(kind=Kind.LAUNCH, states=sorted(REGISTRABLE))
         if r.updated_at <= cutoff
     ]
-    notify = on_update or (lambda row: None)
-    rows = []
-    for record in candidates:
-        row = BatchRow(file=record.source or "", key=record.key, state=RowStatus.RUNNING)
-        rows.append(row)
-        held, finished = False, None
-        try:
-            finished = await run_launch(ctx, record.key, call, by=Driver.REGISTRATION_RETRY)
-        except LeaseError as exc:  # another worker has it
-            held, row.error = True, str(exc)
-        except Exception as exc:  # one launch's failure, of any kind, stops no other
-            row.error = _failure(record.key, exc)
-        await _fill(ctx, row, held=held, record=finished)
-        notify(row)
+    rows = [BatchRow(file=record.source or "", key=record.key) for record in candidates]
+    for row in rows:
+        await _work(ctx, row, call, on_update or _unheard, by=Driver.REGISTRATION_RETRY)
     return rows
 
 
