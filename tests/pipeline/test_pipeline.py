@@ -19,7 +19,14 @@ from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.runner import run_launch, run_step, summary, validate
 from launchops.retries import SERVICE_CALLS
 from launchops.states import LaunchState, Step
-from tests.support.pipeline import advance, context_for, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    advance,
+    aim_flows_at,
+    context_for,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 ORDER = ["create", "sign", "submit", "confirm", "register"]
 
@@ -269,14 +276,7 @@ async def test_the_journal_never_holds_the_secret_key(chain, tmp_path):
 async def test_the_prefect_flow_runs_the_same_steps(chain, tmp_path, monkeypatch, prefect_server):
     from launchops.flows.launch import launch_flow
 
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path),
-        "LAUNCHOPS_BASE_URL": chain.base_url,
-        "LAUNCHOPS_RPC_URL": chain.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, chain, tmp_path)
     path = write_launch(tmp_path, key="by-prefect")
     result = await launch_flow(path=str(path))
     assert result.state == "registered" and result.launch_page
@@ -331,14 +331,7 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
             await run_launch(ctx, (await validate(ctx, write_launch(tmp_path, key="plain"))).key)
         assert caught.value.retried and (await ctx.journal.get("plain")).state == "confirmed"
     assert stats(chain)["api"]["POST /v1/launches/register"] == 8
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path),
-        "LAUNCHOPS_BASE_URL": chain.base_url,
-        "LAUNCHOPS_RPC_URL": chain.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, chain, tmp_path)
     with pytest.raises(ServerError):
         await launch_flow(path=str(write_launch(tmp_path, "p.yaml", key="through-prefect")))
     assert stats(chain)["api"]["POST /v1/launches/register"] == 16

@@ -17,7 +17,7 @@ from launchops.api.errors import InvalidInputError
 from launchops.chain.keys import KeypairError, KeypairPermissionWarning, load_keypair
 from launchops.config.profiles import load_profile
 from launchops.sandbox.server import bind_pair
-from tests.support.pipeline import write_launch
+from tests.support.pipeline import aim_flows_at, write_launch
 
 
 def test_profiles_resolve_built_in_then_file_then_environment(tmp_path, monkeypatch):
@@ -94,15 +94,7 @@ async def test_a_keypair_in_a_prefect_secret_block(
     await Secret(value=json.dumps(list(bytes(keypair)))).save("launch-creator", overwrite=True)
     async with AsyncClient(sandbox.rpc_url) as rpc:
         await wait_for(rpc, (await rpc.request_airdrop(keypair.pubkey(), 10 * 10**9)).value)
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path),
-        "LAUNCHOPS_BASE_URL": sandbox.base_url,
-        "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_KEYPAIR": "prefect-secret:launch-creator",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, sandbox, tmp_path, LAUNCHOPS_KEYPAIR="prefect-secret:launch-creator")
     result = await launch_flow(path=str(write_launch(tmp_path, key="secret-block")))
     assert result.state == "registered"
     import httpx

@@ -119,19 +119,32 @@ def write_launch(
     return path
 
 
-def profile_env(sandbox: Any, state: Path, **extra: str) -> dict[str, str]:
-    """Environment for a `launchops` subprocess aimed at `sandbox`."""
+def sandbox_env(sandbox: Any, state: Path, **extra: str) -> dict[str, str]:
+    """The settings that aim launchops at `sandbox`, its state under `state`."""
     return {
-        **os.environ,
         "LAUNCHOPS_HOME": str(state),
         "LAUNCHOPS_BASE_URL": sandbox.base_url,
         "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
         "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
         "LAUNCHOPS_POLL_SECONDS": "0.02",
-        "LAUNCHOPS_REBROADCAST_SECONDS": "0.3",
+        **extra,
+    }
+
+
+def profile_env(sandbox: Any, state: Path, **extra: str) -> dict[str, str]:
+    """Environment for a `launchops` subprocess aimed at `sandbox`."""
+    return {
+        **os.environ,
+        **sandbox_env(sandbox, state, LAUNCHOPS_REBROADCAST_SECONDS="0.3"),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         **extra,
     }
+
+
+def aim_flows_at(monkeypatch: Any, sandbox: Any, state: Path, **extra: str) -> None:
+    """Aim the flows this test runs in-process at `sandbox` (through the environment)."""
+    for name, value in sandbox_env(sandbox, state, **extra).items():
+        monkeypatch.setenv(name, value)
 
 
 def profile_for(sandbox: Any, state: Path, **overrides: Any) -> Profile:
