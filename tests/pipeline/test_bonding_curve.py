@@ -6,7 +6,6 @@ never journaled, resumed from another process, an expired tail re-signed by both
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from launchops.sandbox import bonding
 from launchops.sandbox.launches import plan_buckets
 from launchops.states import LaunchState, Step
 from tests.chaos.test_secrets import forms
-from tests.support.pipeline import advance, context_for, dump_yaml, stats
+from tests.support.pipeline import advance, context_for, dump_yaml, killed_after_first, stats
 
 WALLET = Keypair().pubkey()
 CURVE = {"type", "name", "supply", "bondingCurveV2"}
@@ -282,17 +281,7 @@ async def test_an_expired_tail_with_the_first_buyer_is_re_signed_by_both(sandbox
     async with context_for(sandbox, tmp_path) as ctx:
         await airdrop(ctx, buyer.pubkey(), 3)
         key = (await validate(ctx, path)).key
-        await run_step(Step.CREATE, ctx, key)
-        await run_step(Step.SIGN, ctx, key)
-        attempt = (await ctx.journal.get(key)).current
-        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        for _ in range(200):
-            [landing] = await ctx.rpc.statuses([attempt.signatures[0]])
-            if landing is not None and landing.reached("confirmed"):
-                break
-        sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        async with ctx.holding(key):
-            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        attempt = await killed_after_first(ctx, key)
         advance(sandbox, 160)
     async with context_for(sandbox, tmp_path) as ctx:  # resumed elsewhere, too
         record = await run_launch(ctx, key)

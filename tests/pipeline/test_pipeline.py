@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from dataclasses import replace
 
 import pytest
 
@@ -23,6 +22,8 @@ from tests.support.pipeline import (
     advance,
     aim_flows_at,
     context_for,
+    killed_after_first,
+    land_first,
     set_faults,
     stats,
     write_launch,
@@ -177,19 +178,7 @@ async def test_a_forced_expiry_is_detected_and_created_again(sandbox_factory, tm
 async def test_expiry_after_a_partial_landing_re_signs_the_tail(chain, tmp_path):
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="expire-tail"))).key
-        await run_step(Step.CREATE, ctx, key)
-        await run_step(Step.SIGN, ctx, key)
-        attempt = (await ctx.journal.get(key)).current
-        # Land the first transaction only, as a run killed after it would have.
-        first = attempt.signatures[0]
-        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        while not (
-            (landing := (await ctx.rpc.statuses([first]))[0]) and landing.reached("confirmed")
-        ):
-            pass
-        sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        async with ctx.holding(key):  # a write outside a step holds the lease too
-            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        attempt = await killed_after_first(ctx, key)
         advance(chain, 160)
         record = await run_launch(ctx, key)
     assert record.state == "registered" and record.attempt == 1  # no second create
@@ -208,15 +197,7 @@ async def test_a_tail_that_needs_the_services_signature_goes_to_needs_attention(
 
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="attention"))).key
-        await run_step(Step.CREATE, ctx, key)
-        await run_step(Step.SIGN, ctx, key)
-        attempt = (await ctx.journal.get(key)).current
-        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        first = attempt.signatures[0]
-        while not (
-            (landing := (await ctx.rpc.statuses([first]))[0]) and landing.reached("confirmed")
-        ):
-            pass
+        attempt = await land_first(ctx, key)
         # A tail the service co-signed (a key we stand in for), on the same blockhash,
         # not sent before that blockhash died: only a new create could replace it.
         service = Keypair()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,10 @@ import httpx
 import yaml
 
 from launchops.config.profiles import Profile, load_profile
-from launchops.pipeline.context import open_context
+from launchops.journal.records import Attempt
+from launchops.pipeline.context import LaunchContext, open_context
+from launchops.pipeline.runner import run_step
+from launchops.states import LaunchState, Step
 
 RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
 
@@ -197,3 +202,29 @@ def launchops(env: dict[str, str], *args: str, timeout: float = 240) -> subproce
         env=env,
         timeout=timeout,
     )
+
+
+async def land_first(ctx: LaunchContext, key: str) -> Attempt:
+    """Create and sign the launch, then send its first transaction only and wait until it
+    is confirmed, as a run killed right after that send would have left it: the attempt."""
+    await run_step(Step.CREATE, ctx, key)
+    await run_step(Step.SIGN, ctx, key)
+    attempt = (await ctx.journal.get(key)).current
+    assert attempt is not None and attempt.signed is not None
+    await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        [landing] = await ctx.rpc.statuses([attempt.signatures[0]])
+        if landing is not None and landing.reached("confirmed"):
+            return attempt
+    raise AssertionError(f"launch {key}: its first transaction did not land in 60 s")
+
+
+async def killed_after_first(ctx: LaunchContext, key: str) -> Attempt:
+    """`land_first`, with the journal as the killed run left it: the first sent, submitting."""
+    attempt = await land_first(ctx, key)
+    assert attempt.sends is not None
+    sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
+    async with ctx.holding(key):  # a write outside a step holds the lease too
+        await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+    return attempt
