@@ -53,6 +53,14 @@ def buyer_file(folder: Path) -> tuple[Keypair, Path]:
     return keypair, path
 
 
+def first_buy_launch(folder: Path, key: str, sol: str) -> tuple[Keypair, Path, Path]:
+    """A curve launch whose first buy another wallet pays, its key in a file: the buyer,
+    its key file and the launch file."""
+    buyer, source = buyer_file(folder)
+    first_buy = {"firstBuyAmount": sol, "firstBuyWallet": f"file:{source}"}
+    return buyer, source, curve_file(folder, key, bondingCurve=first_buy)
+
+
 def load(path: Path, **kw):
     return load_launch_file(path, wallet=WALLET, now=datetime.now(UTC), **kw)
 
@@ -214,12 +222,7 @@ async def test_a_first_buy_by_another_wallet_is_signed_by_it_and_never_journaled
     sandbox_factory, tmp_path
 ):
     sandbox = sandbox_factory()
-    buyer, source = buyer_file(tmp_path)
-    path = curve_file(
-        tmp_path,
-        "first-buy",
-        bondingCurve={"firstBuyAmount": "2", "firstBuyWallet": f"file:{source}"},
-    )
+    buyer, source, path = first_buy_launch(tmp_path, "first-buy", "2")
     async with context_for(sandbox, tmp_path) as ctx:
         await airdrop(ctx, buyer.pubkey(), 5)
         key = (await validate(ctx, path)).key
@@ -246,12 +249,7 @@ async def test_a_first_buy_by_another_wallet_is_signed_by_it_and_never_journaled
 
 async def test_a_resume_elsewhere_reads_the_buyer_again_from_the_file(sandbox_factory, tmp_path):
     sandbox = sandbox_factory()
-    buyer, source = buyer_file(tmp_path)
-    path = curve_file(
-        tmp_path,
-        "resumed",
-        bondingCurve={"firstBuyAmount": "1", "firstBuyWallet": f"file:{source}"},
-    )
+    buyer, source, path = first_buy_launch(tmp_path, "resumed", "1")
     async with context_for(sandbox, tmp_path) as ctx:
         await airdrop(ctx, buyer.pubkey(), 3)
         key = (await validate(ctx, path)).key
@@ -272,12 +270,7 @@ async def test_a_resume_elsewhere_reads_the_buyer_again_from_the_file(sandbox_fa
 
 async def test_an_expired_tail_with_the_first_buyer_is_re_signed_by_both(sandbox_factory, tmp_path):
     sandbox = sandbox_factory()
-    buyer, source = buyer_file(tmp_path)
-    path = curve_file(
-        tmp_path,
-        "tail-buy",
-        bondingCurve={"firstBuyAmount": "1", "firstBuyWallet": f"file:{source}"},
-    )
+    buyer, _, path = first_buy_launch(tmp_path, "tail-buy", "1")
     async with context_for(sandbox, tmp_path) as ctx:
         await airdrop(ctx, buyer.pubkey(), 3)
         key = (await validate(ctx, path)).key
