@@ -14,7 +14,9 @@ from typing import Any
 
 import httpx
 import yaml
+from solders.keypair import Keypair
 
+from launchops.config.launchfile import LaunchPlan, load_launch_file
 from launchops.config.profiles import Profile, load_profile
 from launchops.journal.records import Attempt
 from launchops.pipeline.context import LaunchContext, open_context
@@ -22,6 +24,15 @@ from launchops.pipeline.runner import run_step
 from launchops.states import LaunchState, Step
 
 RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
+WALLET = Keypair().pubkey()  # the profile's key the launch files of a test run are read for
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # the example launch files
+
+
+def load_launch(path: Path, **kw: Any) -> LaunchPlan:
+    """The launch file read for the profile key WALLET, as of now (unless told otherwise)."""
+    kw.setdefault("wallet", WALLET)
+    kw.setdefault("now", datetime.now(UTC))
+    return load_launch_file(path, **kw)
 
 
 def future(days: float) -> str:
