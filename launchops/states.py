@@ -88,13 +88,16 @@ def _row(step: Step | None, driver: Driver, *leads_to: LaunchState) -> Transitio
 
 
 S, D = LaunchState, Driver
-_SENDING = (S.SUBMITTING, S.SUBMITTED, S.EXPIRED, S.NEEDS_ATTENTION, S.FAILED)
+# Submit runs from signed, and again from submitting (a resume): one row for both.
+_SUBMIT = _row(
+    Step.SUBMIT, D.RUN, S.SUBMITTING, S.SUBMITTED, S.EXPIRED, S.NEEDS_ATTENTION, S.FAILED
+)
 
 LAUNCH_MACHINE: dict[LaunchState, Transition] = {
     S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED),
     S.CREATED: _row(Step.SIGN, D.RUN, S.SIGNED, S.FAILED),
-    S.SIGNED: _row(Step.SUBMIT, D.RUN, *_SENDING),
-    S.SUBMITTING: _row(Step.SUBMIT, D.RUN, *_SENDING),
+    S.SIGNED: _SUBMIT,
+    S.SUBMITTING: _SUBMIT,
     S.SUBMITTED: _row(Step.CONFIRM, D.RUN, S.CONFIRMED, S.SUBMITTING),  # rolled back: resend
     S.CONFIRMED: _row(Step.REGISTER, D.RUN, S.REGISTERED, S.REGISTER_FAILED),
     # Before a create again the runner asks the chain once more: found, it goes back.
@@ -144,9 +147,25 @@ NEEDS_A_PERSON = frozenset(s for s, t in LAUNCH_MACHINE.items() if t.driver in (
 REGISTRABLE = frozenset(
     s for s, t in LAUNCH_MACHINE.items() if t.step in (Step.CONFIRM, Step.REGISTER)
 )
+
+
+def _before(step: Step, machine: dict[LaunchState, Transition]) -> frozenset[LaunchState]:
+    """The states a run moves a launch through from `validated` before `step` first runs
+    (those a person or a re-run moves it out of are where a run stops, not before)."""
+    reached: set[LaunchState] = set()
+    todo = [S.VALIDATED]
+    while todo:
+        state = todo.pop()
+        if state not in reached and machine[state].driver is D.RUN:
+            reached.add(state)
+            if machine[state].step is not step:
+                todo.extend(machine[state].leads_to)
+    return frozenset(reached)
+
+
 # Nothing was sent from these. A failed launch may have sent transactions the node
 # refused: what `--replace` and a re-run ask of it is that nothing of it landed.
-BEFORE_SENDING = frozenset({S.VALIDATED, S.CREATED, S.SIGNED})
+BEFORE_SENDING = _before(Step.SUBMIT, LAUNCH_MACHINE)
 
 
 def transition(state: LaunchState, kind: Kind = Kind.LAUNCH) -> Transition:

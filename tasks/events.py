@@ -1,8 +1,9 @@
 """Every launch state change as a Prefect event, so an ops team can alert on it with an
-automation (`configs/automations/`): `launchops.launch.<state>` about the resource
-`launchops.launch.<key>`, with the mint, the genesis account and the network as related
-resources. What an event carries is what the journal's row shows: never a key's secret.
-Alerts (needs_attention, register_failed, failed) go through the journal's outbox instead.
+automation (`launchops deploy --pool` makes one, in `flows/pool.py`): the event
+`launchops.launch.<state>` about the resource `launchops.launch.<key>`, with the mint,
+the genesis account and the network as related resources. What an event carries is what
+the journal's row shows: never a key's secret. Alerts (needs_attention, register_failed,
+failed) go through the journal's outbox instead.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Shared fixtures: the sandbox (plugin), a PostgreSQL database, a Prefect test server."""
+"""Shared fixtures: the sandbox and its clients (plugins), a PostgreSQL database, a Prefect
+test server."""
 
 from collections.abc import Iterator
 
 import pytest
 
-pytest_plugins = ["launchops.sandbox.pytest_plugin"]
+pytest_plugins = ["launchops.sandbox.pytest_plugin", "tests.support.clients"]
 
 
 @pytest.fixture(scope="session")

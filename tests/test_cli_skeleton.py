@@ -12,17 +12,14 @@ from typer.testing import CliRunner
 
 from launchops.cli import app
 from tests.api import examples as ex
-from tests.support.loopback import serve
-from tests.support.scripted import Answer, ScriptedService
+from tests.support.scripted import Answer, served
 
 runner = CliRunner(env={"COLUMNS": "250"})
 
 
 @pytest.fixture(scope="module")
 def service():
-    scripted = ScriptedService()
-    with serve(scripted.app) as url:
-        scripted.url = url + "/v1"
+    with served() as scripted:
         yield scripted
 
 

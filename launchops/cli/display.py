@@ -187,7 +187,7 @@ class BatchProgress:
         from rich.table import Table
 
         rows = list(self.rows.values())
-        finished = sum(1 for row in rows if row.done)
+        finished = sum(1 for row in rows if not row.underway)
         tally: dict[str, int] = {}
         for row in rows:
             tally[str(row.state)] = tally.get(str(row.state), 0) + 1

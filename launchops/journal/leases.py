@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, select, update
 
 from launchops.journal.records import Lease
-from launchops.journal.rows import E, L, add_event, held_by, now
+from launchops.journal.rows import add_event, held_by, now
+from launchops.journal.tables import launches
 
 T = TypeVar("T")
 LEASE = "lease"  # the events' step for lease changes
@@ -27,19 +28,25 @@ def take(conn: Connection, key: str, owner: str, ttl: float, worker: str) -> Lea
     stamp = now()
     expires = stamp + timedelta(seconds=ttl)
     ours = conn.execute(
-        update(L)
-        .where(L.c.key == key, L.c.lease_owner == owner)
+        update(launches)
+        .where(launches.c.key == key, launches.c.lease_owner == owner)
         .values(lease_expires=expires)
-        .returning(L.c.lease_epoch)
+        .returning(launches.c.lease_epoch)
     ).first()
     if ours is not None:
         return Lease(key, owner, ours.lease_epoch)
-    free = (L.c.lease_owner.is_(None)) | (L.c.lease_expires < stamp)
+    free = (launches.c.lease_owner.is_(None)) | (launches.c.lease_expires < stamp)
+    named = {"worker": worker} if worker else {}
     taken = conn.execute(
-        update(L)
-        .where(L.c.key == key, free)
-        .values(lease_owner=owner, lease_expires=expires, lease_epoch=L.c.lease_epoch + 1)
-        .returning(L.c.lease_epoch)
+        update(launches)
+        .where(launches.c.key == key, free)
+        .values(
+            lease_owner=owner,
+            lease_expires=expires,
+            lease_epoch=launches.c.lease_epoch + 1,
+            **named,
+        )
+        .returning(launches.c.lease_epoch)
     ).first()
     if taken is None:
         return None
@@ -53,14 +60,15 @@ def take_over(
 ) -> Lease | None:
     """The lease of a worker known to be dead, if it still holds it (the next number)."""
     taken = conn.execute(
-        update(L)
-        .where(L.c.key == key, L.c.lease_owner == dead)
+        update(launches)
+        .where(launches.c.key == key, launches.c.lease_owner == dead)
         .values(
             lease_owner=owner,
             lease_expires=now() + timedelta(seconds=ttl),
-            lease_epoch=L.c.lease_epoch + 1,
+            lease_epoch=launches.c.lease_epoch + 1,
+            **({"worker": worker} if worker else {}),
         )
-        .returning(L.c.lease_epoch)
+        .returning(launches.c.lease_epoch)
     ).first()
     if taken is None:
         return None
@@ -71,23 +79,23 @@ def take_over(
 def renew(conn: Connection, lease: Lease, ttl: float) -> bool:
     """Extend a lease still held (owner and number): False when another worker took it."""
     result = conn.execute(
-        update(L).where(*held_by(lease)).values(lease_expires=now() + timedelta(seconds=ttl))
+        update(launches).where(*held_by(lease)).values(lease_expires=now() + timedelta(seconds=ttl))
     )
     return result.rowcount == 1
 
 
 def release(conn: Connection, lease: Lease) -> None:
-    conn.execute(update(L).where(*held_by(lease)).values(lease_owner=None, lease_expires=None))
+    conn.execute(
+        update(launches).where(*held_by(lease)).values(lease_owner=None, lease_expires=None)
+    )
 
 
 def last_workers(conn: Connection, keys: Sequence[str]) -> dict[str, str]:
-    query = (
-        select(E.c.key, E.c.message)
-        .where(E.c.step == LEASE, E.c.key.in_(list(keys)))
-        .order_by(E.c.id)
+    """Who last took each launch's lease, as `take` wrote it on the launch's row."""
+    query = select(launches.c.key, launches.c.worker).where(
+        launches.c.key.in_(list(keys)), launches.c.worker.is_not(None)
     )
-    found = {row.key: row.message for row in conn.execute(query)}
-    return {k: m.removeprefix("worked by ").split(" (")[0] for k, m in found.items()}
+    return {row.key: row.worker for row in conn.execute(query)}
 
 
 class Leases:
@@ -105,7 +113,7 @@ class Leases:
 
     async def acquire(self, key: str, owner: str, ttl: float, worker: str = "") -> Lease | None:
         """Take the launch's lease if it is free, expired or already ours (atomic); a lease
-        newly taken is noted in its events with `worker`, who works it from now on."""
+        newly taken names `worker` on the launch (and in its events): who works it from now on."""
         return await self._run(self._in_transaction(take, key, owner, ttl, worker))
 
     async def take_over(

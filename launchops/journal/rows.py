@@ -23,7 +23,7 @@ from launchops.journal.records import (
     Send,
     StateChange,
 )
-from launchops.journal.tables import AttemptRow, Base, EventRow, LaunchRow
+from launchops.journal.tables import Base, attempts, events, launches
 from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, transition
 
 
@@ -45,7 +45,12 @@ def sync_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-L, A, E = LaunchRow.__table__, AttemptRow.__table__, EventRow.__table__
+# Columns the launches table gained after journals were already in use: each is added
+# when an older journal opens.
+ADDED_COLUMNS = {
+    "lease_epoch": "integer not null default 0",  # leases fenced
+    "worker": "varchar(120)",  # the worker's name a column, not parsed out of events
+}
 
 
 def create_tables(engine: Engine) -> None:
@@ -55,24 +60,25 @@ def create_tables(engine: Engine) -> None:
             conn.execute(text("select pg_advisory_xact_lock(8004202611)"))
         Base.metadata.create_all(conn)
         columns = {c["name"] for c in inspect(conn).get_columns("launches")}
-        if "lease_epoch" not in columns:  # a journal made before leases were fenced
-            conn.execute(
-                text("alter table launches add column lease_epoch integer not null default 0")
-            )
+        for column, added in ADDED_COLUMNS.items():
+            if column not in columns:  # a journal made before the column was
+                conn.execute(text(f"alter table launches add column {column} {added}"))
 
 
 def read_record(conn: Connection, key: str) -> LaunchRecord | None:
-    row = conn.execute(select(L).where(L.c.key == key)).first()
+    row = conn.execute(select(launches).where(launches.c.key == key)).first()
     if row is None:
         return None
-    attempts = conn.execute(select(A).where(A.c.key == key).order_by(A.c.number)).all()
-    return record_of(row, list(attempts))
+    tried = conn.execute(
+        select(attempts).where(attempts.c.key == key).order_by(attempts.c.number)
+    ).all()
+    return record_of(row, list(tried))
 
 
 def add_event(
     conn: Connection, key: str, step: str, message: str, at: datetime | None = None
 ) -> None:
-    conn.execute(insert(E).values(key=key, at=at or now(), step=str(step), message=message))
+    conn.execute(insert(events).values(key=key, at=at or now(), step=str(step), message=message))
 
 
 def sqlite_pragmas(connection: Any, _: Any) -> None:
@@ -89,7 +95,10 @@ def fence(conn: Connection, lease: Lease) -> tuple[Kind, LaunchState]:
     one that came first leaves nothing to match. The launch's kind and state; LeaseLost
     when another worker holds it now."""
     row = conn.execute(
-        update(L).where(*held_by(lease)).values(updated_at=now()).returning(L.c.kind, L.c.state)
+        update(launches)
+        .where(*held_by(lease))
+        .values(updated_at=now())
+        .returning(launches.c.kind, launches.c.state)
     ).first()
     if row is None:
         raise LeaseLost(lease.key)
@@ -99,9 +108,9 @@ def fence(conn: Connection, lease: Lease) -> tuple[Kind, LaunchState]:
 def held_by(lease: Lease) -> tuple[Any, ...]:
     """The launch row, while `lease` holds it."""
     return (
-        L.c.key == lease.key,
-        L.c.lease_owner == lease.owner,
-        L.c.lease_epoch == lease.epoch,
+        launches.c.key == lease.key,
+        launches.c.lease_owner == lease.owner,
+        launches.c.lease_epoch == lease.epoch,
     )
 
 
@@ -141,9 +150,11 @@ class Held:
         needs it."""
         if "state" in values:
             allowed(self.key, self.kind, self.state, LaunchState(values["state"]))
-        statement = update(L).where(*held_by(self.lease)).values(**values, updated_at=now())
+        statement = update(launches).where(*held_by(self.lease)).values(**values, updated_at=now())
         row = self.conn.execute(
-            statement.returning(L.c.kind, L.c.network, L.c.mint, L.c.genesis)
+            statement.returning(
+                launches.c.kind, launches.c.network, launches.c.mint, launches.c.genesis
+            )
         ).first()
         if row is None:
             raise LeaseLost(self.key)
@@ -164,22 +175,24 @@ class Held:
 
     def set_attempt(self, number: int, **values: Any) -> None:
         result = self.conn.execute(
-            update(A)
-            .where(A.c.key == self.key, A.c.number == number)
+            update(attempts)
+            .where(attempts.c.key == self.key, attempts.c.number == number)
             .values(**values, updated_at=now())
         )
         if result.rowcount != 1:
             raise JournalError(f"launch {self.key}: the journal has no create attempt {number}")
 
     def add_attempt(self, number: int, created: dict[str, Any]) -> None:
-        known = select(A.c.number).where(A.c.key == self.key, A.c.number == number)
+        known = select(attempts.c.number).where(
+            attempts.c.key == self.key, attempts.c.number == number
+        )
         if self.conn.execute(known).first() is not None:
             raise JournalError(
                 f"launch {self.key}: create attempt {number} is already in the journal"
             )
         stamp = now()
         self.conn.execute(
-            insert(A).values(
+            insert(attempts).values(
                 key=self.key, number=number, created=created, created_at=stamp, updated_at=stamp
             )
         )
@@ -192,20 +205,20 @@ def reset_launch(conn: Connection, key: str, **values: Any) -> None:
     """A launch recorded again under a changed config (`begin --replace`): whoever held its
     lease holds it no more (the fencing number moves on), so nothing it does lands here."""
     conn.execute(
-        update(L)
-        .where(L.c.key == key)
+        update(launches)
+        .where(launches.c.key == key)
         .values(
             **values,
             lease_owner=None,
             lease_expires=None,
-            lease_epoch=L.c.lease_epoch + 1,
+            lease_epoch=launches.c.lease_epoch + 1,
             updated_at=now(),
         )
     )
 
 
 def anything_sent(conn: Connection, key: str) -> bool:
-    rows = conn.execute(select(A.c.sends).where(A.c.key == key)).all()
+    rows = conn.execute(select(attempts.c.sends).where(attempts.c.key == key)).all()
     return any(any(s.get("sent") for s in (row.sends or [])) for row in rows)
 
 
@@ -213,7 +226,7 @@ def anything_landed(conn: Connection, key: str) -> bool:
     """Whether any transaction of any attempt was seen landed (a send keeps its landing,
     `level`, only when it landed without error). A send the node refused was sent, and
     cannot land: refused, it was never forwarded."""
-    rows = conn.execute(select(A.c.sends).where(A.c.key == key)).all()
+    rows = conn.execute(select(attempts.c.sends).where(attempts.c.key == key)).all()
     return any(any("level" in s for s in (row.sends or [])) for row in rows)
 
 
@@ -243,8 +256,8 @@ def attempt_of(row: Any) -> Attempt:
     )
 
 
-def record_of(row: Any, attempts: list[Any]) -> LaunchRecord:
-    converted = [attempt_of(a) for a in attempts]
+def record_of(row: Any, attempt_rows: list[Any]) -> LaunchRecord:
+    converted = [attempt_of(a) for a in attempt_rows]
     current = next((a for a in converted if a.number == row.attempt), None)
     return LaunchRecord(
         key=row.key,

@@ -25,9 +25,7 @@ from launchops.errors import JournalError, JournalUnavailable, LeaseLost
 from launchops.journal.leases import Leases
 from launchops.journal.records import Created, LaunchRecord, Lease, Registered, Send, StateChange
 from launchops.journal.rows import (
-    E,
     Held,
-    L,
     NewLaunch,
     add_event,
     create_tables,
@@ -42,6 +40,7 @@ from launchops.journal.rows import (
     sync_url,
     utc,
 )
+from launchops.journal.tables import events, launches
 from launchops.states import Kind, LaunchState, Outcome, Step
 
 T = TypeVar("T")
@@ -156,11 +155,11 @@ class Journal(Leases):
     async def all(
         self, *, kind: Kind | None = None, states: Sequence[LaunchState] | None = None
     ) -> list[LaunchRecord]:
-        query = select(L).order_by(L.c.created_at, L.c.key)
+        query = select(launches).order_by(launches.c.created_at, launches.c.key)
         if kind:
-            query = query.where(L.c.kind == str(kind))
+            query = query.where(launches.c.kind == str(kind))
         if states:
-            query = query.where(L.c.state.in_([str(s) for s in states]))
+            query = query.where(launches.c.state.in_([str(s) for s in states]))
 
         def read() -> list[LaunchRecord]:
             with self.engine.connect() as conn:
@@ -171,7 +170,7 @@ class Journal(Leases):
     async def events(self, key: str) -> list[tuple[datetime, str, str]]:
         def read() -> list[tuple[datetime, str, str]]:
             with self.engine.connect() as conn:
-                rows = conn.execute(select(E).where(E.c.key == key).order_by(E.c.id))
+                rows = conn.execute(select(events).where(events.c.key == key).order_by(events.c.id))
                 return [(utc(r.at) or r.at, r.step, r.message) for r in rows]
 
         return await self._run(read)
@@ -211,7 +210,9 @@ class Journal(Leases):
 
     def _begin_once(self, new: NewLaunch) -> tuple[LaunchRecord, bool]:
         with self.engine.begin() as conn:
-            row = conn.execute(select(L).where(L.c.key == new.key).with_for_update()).first()
+            row = conn.execute(
+                select(launches).where(launches.c.key == new.key).with_for_update()
+            ).first()
             stamp = now()
             recorded = row is None or row.config_hash != new.config_hash
             fresh = {
@@ -222,7 +223,7 @@ class Journal(Leases):
             }
             if row is None:
                 conn.execute(
-                    insert(L).values(
+                    insert(launches).values(
                         key=new.key,
                         kind=str(new.kind),
                         network=new.network,

@@ -32,6 +32,7 @@ class LaunchRow(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(120), nullable=True)
     lease_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     lease_epoch: Mapped[int] = mapped_column(Integer, default=0)  # fencing: +1 at each holder
+    worker: Mapped[str | None] = mapped_column(String(120), nullable=True)  # who took it last
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
@@ -83,3 +84,9 @@ class AlertRow(Base):
     delivered_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True, index=True
     )
+
+
+# The tables as SQLAlchemy Core sees them: what the journal's statements name.
+launches = LaunchRow.__table__
+attempts = AttemptRow.__table__
+events = EventRow.__table__

@@ -35,7 +35,7 @@ _CAMEL = {"launch_page": "launchPage"}
 
 
 class RowStatus(StrEnum):
-    """Where a batch row stands when it is not (or not yet) a launch's state."""
+    """Where a batch row stands when it is not (or not yet) at a launch's state."""
 
     PENDING = "pending"
     RUNNING = "running"
@@ -46,7 +46,9 @@ class RowStatus(StrEnum):
 
 @dataclass
 class BatchRow:
-    """One launch of a batch, as the reports show it."""
+    """One launch of a batch, as the reports show it. `state` is the one thing that says
+    where it stands (the batch's own status, or its launch's state once it ran); every
+    question about the row is asked of it."""
 
     file: str
     key: str | None = None
@@ -54,29 +56,47 @@ class BatchRow:
     launch_page: str | None = None
     mint: str | None = None
     error: str | None = None
-    ok: bool = False  # finished (registered, a transfer confirmed), or another worker's
-    worker: str | None = None  # who worked it last (the journal's lease events)
+    worker: str | None = None  # who worked it last (the journal's launch row)
     agent: str | None = None  # a transfer's agent
     amount: str | None = None  # a transfer's SOL
     signature: str | None = None  # a transfer's (last) signature
+    kind: Kind = Kind.LAUNCH  # what `state` means by finished (not in the reports)
 
     def as_json(self) -> dict[str, Any]:
         """The row as every report and JSON output names it: camelCase, as the result JSON
-        and the service do."""
-        return {_CAMEL.get(name, name): value for name, value in asdict(self).items()}
+        and the service do; `ok` is `finished_or_elsewhere`."""
+        fields = asdict(self)
+        del fields["kind"]
+        named: dict[str, Any] = {}
+        for name, value in fields.items():
+            named[_CAMEL.get(name, name)] = value
+            if name == "error":  # where the reports have always had it
+                named["ok"] = self.finished_or_elsewhere
+        return named
 
     @property
-    def done(self) -> bool:
-        return self.state not in (RowStatus.PENDING, RowStatus.RUNNING)
+    def underway(self) -> bool:
+        """Not yet worked to an end in this run: waiting for its turn, or running."""
+        return self.state in (RowStatus.PENDING, RowStatus.RUNNING)
 
     @property
-    def settled(self) -> bool:
-        """Finished for good: nothing left for any worker."""
-        return self.ok and self.state is not RowStatus.ELSEWHERE
+    def finished(self) -> bool:
+        """Finished for good (registered, a transfer confirmed): nothing left for anyone."""
+        return isinstance(self.state, LaunchState) and done(self.state, self.kind)
+
+    @property
+    def finished_or_elsewhere(self) -> bool:
+        """Nothing left for this worker: finished, or another worker has it."""
+        return self.finished or self.state is RowStatus.ELSEWHERE
 
     @property
     def runnable(self) -> bool:
+        """A launch of its own in the journal: neither an invalid file nor a duplicate."""
         return self.state not in (RowStatus.INVALID, RowStatus.DUPLICATE)
+
+
+def _unheard(row: BatchRow) -> None:
+    """The update callback when nobody listens."""
 
 
 async def _validate_key(ctx: LaunchContext, path: Path) -> str:
@@ -94,7 +114,7 @@ async def run_batch(
 ) -> list[BatchRow]:
     """Run every launch file; each row ends registered, or with its state and reason."""
     rows = [BatchRow(file=str(path)) for path in paths]
-    notify = on_update or (lambda row: None)
+    notify = on_update or _unheard
     seen: dict[str, BatchRow] = {}
 
     async def one(row: BatchRow) -> None:
@@ -119,7 +139,7 @@ async def record_files(
     """Validate every file into the journal first (for a batch shared by several workers):
     rows with their key, or invalid, or the same launch as an earlier file."""
     rows = [BatchRow(file=str(path)) for path in paths]
-    notify = on_update or (lambda row: None)
+    notify = on_update or _unheard
     seen: dict[str, BatchRow] = {}
 
     async def one(row: BatchRow) -> None:
@@ -138,17 +158,17 @@ async def run_keys(
     start: int = 0,
     on_update: Update | None = None,
 ) -> list[BatchRow]:
-    """Run the recorded launches of `rows` that are not settled, at most `concurrency` in
+    """Run the recorded launches of `rows` that are not finished, at most `concurrency` in
     flight, from row `start` round to the one before it. Several workers given the same
     rows from different starts share them: the journal's lease gives each launch to one,
     and a launch another worker has is left to it (`elsewhere`)."""
-    notify = on_update or (lambda row: None)
+    notify = on_update or _unheard
 
     async def one(row: BatchRow) -> None:
         await _work(ctx, row, call, notify)
 
     start = start % len(rows) if rows else 0
-    todo = [r for r in rows[start:] + rows[:start] if r.key and not r.settled and r.runnable]
+    todo = [r for r in rows[start:] + rows[:start] if r.key and not r.finished and r.runnable]
     await _bounded(todo, concurrency or ctx.profile.concurrency, one)
     return rows
 
@@ -212,14 +232,17 @@ async def _recorded(
     return True
 
 
-async def _work(ctx: LaunchContext, row: BatchRow, call: StepCaller, notify: Update) -> None:
-    """Run the row's launch and fill the row from the journal; nothing escapes."""
+async def _work(
+    ctx: LaunchContext, row: BatchRow, call: StepCaller, notify: Update, by: Driver = Driver.RUN
+) -> None:
+    """Run the row's launch (`by` as run_launch takes it) and fill the row from the journal;
+    nothing escapes."""
     assert row.key is not None
     row.state = RowStatus.RUNNING
     notify(row)
     held, record = False, None
     try:
-        record = await run_launch(ctx, row.key, call=call)
+        record = await run_launch(ctx, row.key, call, by=by)
     except LeaseError as exc:  # another worker has it
         held, row.error = True, str(exc)
     except Exception as exc:  # one launch's failure, of any kind, stops no other
@@ -275,10 +298,11 @@ async def _fill(
     if record.kind is not Kind.LAUNCH:
         row.agent, row.amount = str(record.order.agent), str(record.order.amount)
         row.signature = record.signatures[-1] if record.signatures else None
+    row.kind = record.kind
     if done(record.state, record.kind):
-        row.state, row.error, row.ok = record.state, None, True
+        row.state, row.error = record.state, None
     elif held:
-        row.state, row.ok = RowStatus.ELSEWHERE, True
+        row.state = RowStatus.ELSEWHERE
     else:
         row.state, row.error = record.state, row.error or record.last_error
 
@@ -301,20 +325,9 @@ async def retry_registrations(
         for r in await ctx.journal.all(kind=Kind.LAUNCH, states=sorted(REGISTRABLE))
         if r.updated_at <= cutoff
     ]
-    notify = on_update or (lambda row: None)
-    rows = []
-    for record in candidates:
-        row = BatchRow(file=record.source or "", key=record.key, state=RowStatus.RUNNING)
-        rows.append(row)
-        held, finished = False, None
-        try:
-            finished = await run_launch(ctx, record.key, call, by=Driver.REGISTRATION_RETRY)
-        except LeaseError as exc:  # another worker has it
-            held, row.error = True, str(exc)
-        except Exception as exc:  # one launch's failure, of any kind, stops no other
-            row.error = _failure(record.key, exc)
-        await _fill(ctx, row, held=held, record=finished)
-        notify(row)
+    rows = [BatchRow(file=record.source or "", key=record.key) for record in candidates]
+    for row in rows:
+        await _work(ctx, row, call, on_update or _unheard, by=Driver.REGISTRATION_RETRY)
     return rows
 
 
@@ -362,7 +375,7 @@ def batch_result(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, A
     and `ok`: every row finished or left to another worker."""
     as_json, as_csv = write_reports(rows, folder, report_name(prefix))
     return {
-        "ok": all(row.ok for row in rows),
+        "ok": all(row.finished_or_elsewhere for row in rows),
         "counts": counts(rows),
         "launches": [row.as_json() for row in rows],
         "reports": {"json": str(as_json), "csv": str(as_csv)},

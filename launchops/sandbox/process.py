@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from launchops.sandbox.server import bind_pair
+from launchops.sandbox.server import Served, bind_pair
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -29,21 +29,13 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @dataclass
-class ServedSandbox:
+class ServedSandbox(Served):
     port: int
     process: subprocess.Popen[Any]
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def base_url(self) -> str:
-        return f"{self.url}/v1"
-
-    @property
-    def rpc_url(self) -> str:
-        return self.url
 
     def wait_until_up(self, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -69,7 +69,23 @@ def bind_pair(host: str, port: int) -> tuple[socket.socket, socket.socket]:
     raise OSError("no two consecutive free ports found")
 
 
-class Sandbox:
+class Served:
+    """A running sandbox's addresses, from its `url`: the /v1 API under it, JSON-RPC at it."""
+
+    @property
+    def url(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def rpc_url(self) -> str:
+        return self.url
+
+
+class Sandbox(Served):
     """The whole service and its chain, on loopback.
 
     with Sandbox(SandboxConfig(port=0, slot_ms=0)) as sandbox:
@@ -88,14 +104,6 @@ class Sandbox:
     @property
     def url(self) -> str:
         return f"http://{self.config.host}:{self.port}"
-
-    @property
-    def base_url(self) -> str:
-        return f"{self.url}/v1"
-
-    @property
-    def rpc_url(self) -> str:
-        return self.url
 
     @property
     def ws_url(self) -> str:

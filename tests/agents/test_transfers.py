@@ -21,7 +21,7 @@ from launchops.api.errors import InvalidInputError
 from launchops.chain.checks import TransactionRefused, check_withdraw
 from launchops.pipeline.runner import run_launch
 from launchops.pipeline.transfers import begin_transfer
-from tests.support.pipeline import advance, context_for, profile_env, stats
+from tests.support.pipeline import advance, context_for, profile_env, seed_agent, stats
 
 
 @pytest.fixture
@@ -124,9 +124,7 @@ async def test_a_tampered_fund_is_refused_before_signing(chain, tmp_path):
 
 async def test_withdraw_paths(chain, tmp_path):
     async with context_for(chain, tmp_path) as ctx:
-        [owned] = httpx.post(
-            f"{chain.url}/_sandbox/seed", params={"agents": 1, "owner": str(ctx.wallet)}
-        ).json()["agents"]
+        owned = seed_agent(chain, ctx.wallet)
         record = await begin_transfer(ctx, "withdraw", agent=owned, amount="0.5")
         done = await run_launch(ctx, record.key)
         # mpl-core does not run here: the checked, signed transaction is refused by the node.

@@ -16,18 +16,6 @@ from tests.support.after import buy, curve_config, lamports_of, launched
 from tests.support.solana import funded_keypair, send_all
 
 
-@pytest.fixture
-async def client(sandbox):
-    async with AsyncServiceClient(sandbox.base_url, retry=RetryPolicy(attempts=1)) as c:
-        yield c
-
-
-@pytest.fixture
-async def rpc(sandbox):
-    async with AsyncClient(sandbox.rpc_url) as c:
-        yield c
-
-
 async def test_launch_status_and_list(sandbox, client, rpc):
     creator = await funded_keypair(rpc)
     genesis = await launched(client, rpc, creator, curve_config(creator.pubkey()))

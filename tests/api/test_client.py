@@ -14,16 +14,14 @@ from launchops.api.client import USER_AGENT, AsyncServiceClient, RetryPolicy, Se
 from launchops.api.models import LaunchConfig
 from tests.api import examples as ex
 from tests.support.loopback import serve
-from tests.support.scripted import Answer, ScriptedService
+from tests.support.scripted import Answer, ScriptedService, served
 
 FAST = RetryPolicy(attempts=4, initial_wait=0.01, max_wait=0.05)
 
 
 @pytest.fixture(scope="module")
 def service():
-    scripted = ScriptedService()
-    with serve(scripted.app) as url:
-        scripted.url = url + "/v1"
+    with served() as scripted:
         yield scripted
 
 

@@ -14,7 +14,14 @@ import asyncio
 import pytest
 
 from launchops.pipeline.batch import run_batch
-from tests.support.pipeline import context_for, profile_for, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    aim_flows_at,
+    context_for,
+    profile_for,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 LAUNCHES = 6
 LAG = {"getSignatureStatuses": 200}  # the status reads lag; the block height is current
@@ -56,17 +63,14 @@ async def test_through_the_prefect_flow_too(sandbox_factory, tmp_path, monkeypat
 
     sandbox = sandbox_factory(slot_ms=50)
     profile = profile_for(sandbox, tmp_path / "home", **POLLING_ONLY)
-    env = {
-        "LAUNCHOPS_HOME": str(profile.state_dir),
-        "LAUNCHOPS_BASE_URL": sandbox.base_url,
-        "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_WS_URL": "off",
-        "LAUNCHOPS_POLL_SECONDS": "0.1",
-        "LAUNCHOPS_REBROADCAST_SECONDS": "0.3",
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(
+        monkeypatch,
+        sandbox,
+        profile.state_dir,
+        LAUNCHOPS_WS_URL="off",
+        LAUNCHOPS_POLL_SECONDS="0.1",
+        LAUNCHOPS_REBROADCAST_SECONDS="0.3",
+    )
     folder = _folder(tmp_path, "flow-lag")
     set_faults(sandbox, rpc_lag_slots=LAG, rpc_lag_seconds=25)
     result = await asyncio.wait_for(

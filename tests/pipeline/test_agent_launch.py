@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import struct
 
-import httpx
 import pytest
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
@@ -20,7 +19,7 @@ from launchops.api.errors import BadRequestError
 from launchops.chain.signing import required_signers
 from launchops.pipeline.runner import run_launch, run_step, validate
 from launchops.states import Step
-from tests.support.pipeline import context_for, stats, write_launch
+from tests.support.pipeline import context_for, seed_agent, stats, write_launch
 
 SYSTEM_CREATE_ACCOUNT = 0
 INITIALIZE_MINT2 = 20
@@ -30,8 +29,7 @@ SET_AUTHORITY = 6
 
 
 def seed(sandbox, owner: Pubkey) -> Pubkey:
-    made = httpx.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner)})
-    return Pubkey.from_string(made.json()["agents"][0])
+    return Pubkey.from_string(seed_agent(sandbox, owner))
 
 
 def unwrap(

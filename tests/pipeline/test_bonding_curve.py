@@ -6,8 +6,6 @@ never journaled, resumed from another process, an expired tail re-signed by both
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,16 +16,22 @@ from solders.transaction import VersionedTransaction
 from launchops.api import programs as p
 from launchops.api.errors import LaunchFileError
 from launchops.chain.signing import required_signers
-from launchops.config.launchfile import load_launch_file
 from launchops.errors import SecretUnavailable
 from launchops.pipeline.runner import run_launch, run_step, validate
 from launchops.sandbox import bonding
 from launchops.sandbox.launches import plan_buckets
 from launchops.states import LaunchState, Step
 from tests.chaos.test_secrets import forms
-from tests.support.pipeline import advance, context_for, dump_yaml, stats
+from tests.support.pipeline import (
+    WALLET,
+    advance,
+    context_for,
+    dump_yaml,
+    killed_after_first,
+    load_launch,
+    stats,
+)
 
-WALLET = Keypair().pubkey()
 CURVE = {"type", "name", "supply", "bondingCurveV2"}
 
 
@@ -54,14 +58,18 @@ def buyer_file(folder: Path) -> tuple[Keypair, Path]:
     return keypair, path
 
 
-def load(path: Path, **kw):
-    return load_launch_file(path, wallet=WALLET, now=datetime.now(UTC), **kw)
+def first_buy_launch(folder: Path, key: str, sol: str) -> tuple[Keypair, Path, Path]:
+    """A curve launch whose first buy another wallet pays, its key in a file: the buyer,
+    its key file and the launch file."""
+    buyer, source = buyer_file(folder)
+    first_buy = {"firstBuyAmount": sol, "firstBuyWallet": f"file:{source}"}
+    return buyer, source, curve_file(folder, key, bondingCurve=first_buy)
 
 
 def test_a_plain_curve_compiles_to_the_public_clients_allocation(tmp_path):
     path = tmp_path / "plain.yaml"
     path.write_text("name: Plain\nsymbol: PLN\nimage: https://gateway.irys.xyz/p\nbondingCurve:\n")
-    config = load(path, public_service=True).config
+    config = load_launch(path, public_service=True).config
     wire = config.to_wire()
     assert (wire["type"], wire["supply"], wire["decimals"]) == ("bondingCurve", 10**9, 6)
     assert wire["quoteMint"] == "So11111111111111111111111111111111111111112"
@@ -93,7 +101,7 @@ def test_the_first_buyer_and_fee_wallet_default_to_the_agent_then_the_creator(tm
         bondingCurve={"firstBuyAmount": "0.25"},
         agent={"mint": str(agent), "setToken": True},
     )
-    plan = load(with_agent)
+    plan = load_launch(with_agent)
     settings = plan.config.allocations[0].bonding_curve_v2
     assert settings.first_buy.buyer == p.agent_wallet(agent) == settings.creator_fee.wallet
     assert str(settings.first_buy.amount) == "0.25"
@@ -108,7 +116,7 @@ def test_the_first_buyer_and_fee_wallet_default_to_the_agent_then_the_creator(tm
             "firstBuyWallet": f"file:{source}",
         },
     )
-    plan = load(given)
+    plan = load_launch(given)
     settings = plan.config.allocations[0].bonding_curve_v2
     assert settings.first_buy.buyer == keypair.pubkey() and settings.creator_fee.wallet == fee
     assert plan.secrets.first_buyer == keypair
@@ -143,14 +151,14 @@ def test_bonding_curve_rules_name_file_line_and_field(tmp_path):
     for key, (changes, field, message) in cases.items():
         path = curve_file(tmp_path, key, **changes)
         with pytest.raises(LaunchFileError) as caught:
-            load(path)
+            load_launch(path)
         found = [pr for pr in caught.value.file_problems if pr.field == field]
         assert found and message in found[0].message, (key, caught.value.file_problems)
         assert found[0].line is not None
 
 
 def test_raw_bonding_curve_allocations_keep_the_fixed_supply(tmp_path):
-    config = load(curve_file(tmp_path, "source")).config
+    config = load_launch(curve_file(tmp_path, "source")).config
     raw = {
         "name": "Raw Curve",
         "symbol": "RAW",
@@ -162,7 +170,7 @@ def test_raw_bonding_curve_allocations_keep_the_fixed_supply(tmp_path):
     path = tmp_path / "raw.yaml"
     path.write_text(dump_yaml(raw))
     with pytest.raises(LaunchFileError, match="a bondingCurve launch has supply 1000000000"):
-        load(path)
+        load_launch(path)
 
 
 async def test_a_plain_curve_launches_and_registers(sandbox_factory, tmp_path):
@@ -215,12 +223,7 @@ async def test_a_first_buy_by_another_wallet_is_signed_by_it_and_never_journaled
     sandbox_factory, tmp_path
 ):
     sandbox = sandbox_factory()
-    buyer, source = buyer_file(tmp_path)
-    path = curve_file(
-        tmp_path,
-        "first-buy",
-        bondingCurve={"firstBuyAmount": "2", "firstBuyWallet": f"file:{source}"},
-    )
+    buyer, source, path = first_buy_launch(tmp_path, "first-buy", "2")
     async with context_for(sandbox, tmp_path) as ctx:
         await airdrop(ctx, buyer.pubkey(), 5)
         key = (await validate(ctx, path)).key
@@ -247,12 +250,7 @@ async def test_a_first_buy_by_another_wallet_is_signed_by_it_and_never_journaled
 
 async def test_a_resume_elsewhere_reads_the_buyer_again_from_the_file(sandbox_factory, tmp_path):
     sandbox = sandbox_factory()
-    buyer, source = buyer_file(tmp_path)
-    path = curve_file(
-        tmp_path,
-        "resumed",
-        bondingCurve={"firstBuyAmount": "1", "firstBuyWallet": f"file:{source}"},
-    )
+    buyer, source, path = first_buy_launch(tmp_path, "resumed", "1")
     async with context_for(sandbox, tmp_path) as ctx:
         await airdrop(ctx, buyer.pubkey(), 3)
         key = (await validate(ctx, path)).key
@@ -273,26 +271,11 @@ async def test_a_resume_elsewhere_reads_the_buyer_again_from_the_file(sandbox_fa
 
 async def test_an_expired_tail_with_the_first_buyer_is_re_signed_by_both(sandbox_factory, tmp_path):
     sandbox = sandbox_factory()
-    buyer, source = buyer_file(tmp_path)
-    path = curve_file(
-        tmp_path,
-        "tail-buy",
-        bondingCurve={"firstBuyAmount": "1", "firstBuyWallet": f"file:{source}"},
-    )
+    buyer, _, path = first_buy_launch(tmp_path, "tail-buy", "1")
     async with context_for(sandbox, tmp_path) as ctx:
         await airdrop(ctx, buyer.pubkey(), 3)
         key = (await validate(ctx, path)).key
-        await run_step(Step.CREATE, ctx, key)
-        await run_step(Step.SIGN, ctx, key)
-        attempt = (await ctx.journal.get(key)).current
-        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        for _ in range(200):
-            [landing] = await ctx.rpc.statuses([attempt.signatures[0]])
-            if landing is not None and landing.reached("confirmed"):
-                break
-        sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        async with ctx.holding(key):
-            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        attempt = await killed_after_first(ctx, key)
         advance(sandbox, 160)
     async with context_for(sandbox, tmp_path) as ctx:  # resumed elsewhere, too
         record = await run_launch(ctx, key)

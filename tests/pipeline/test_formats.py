@@ -4,8 +4,6 @@ signed, sent and confirmed in each; an expired tail is re-signed in each."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import httpx
 import pytest
 from solders.message import Message, MessageV0, MessageV1
@@ -15,11 +13,18 @@ from solders.transaction import VersionedTransaction
 
 from launchops.api import programs as p
 from launchops.chain.checks import TransactionRefused, account_keys, check_fund
-from launchops.pipeline.runner import run_launch, run_step, validate
+from launchops.pipeline.runner import run_launch, validate
 from launchops.pipeline.transfers import begin_transfer
 from launchops.sandbox.faults import Faults
-from launchops.states import LaunchState, Step
-from tests.support.pipeline import advance, context_for, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    advance,
+    context_for,
+    killed_after_first,
+    seed_agent,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 FORMATS = ["legacy", "v0", "v0-alt", "v1"]
 MESSAGE_TYPE = {"legacy": Message, "v0": MessageV0, "v0-alt": MessageV0, "v1": MessageV1}
@@ -60,20 +65,7 @@ async def test_an_expired_tail_is_re_signed_in_each_format(sandbox_factory, tmp_
     sandbox = sandbox_factory(faults=Faults(tx_format=tx_format))
     async with context_for(sandbox, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key=f"tail-{tx_format}"))).key
-        await run_step(Step.CREATE, ctx, key)
-        await run_step(Step.SIGN, ctx, key)
-        attempt = (await ctx.journal.get(key)).current
-        first = attempt.signatures[0]
-        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        landing = None
-        for _ in range(200):  # at --slot-ms 0 each status call is a slot: bounded
-            [landing] = await ctx.rpc.statuses([first])
-            if landing is not None and landing.reached("confirmed"):
-                break
-        assert landing is not None and landing.reached("confirmed")
-        sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        async with ctx.holding(key):
-            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        attempt = await killed_after_first(ctx, key)
         advance(sandbox, 160)
         record = await run_launch(ctx, key)
     assert record.state == "registered" and record.attempt == 1, record.last_error
@@ -106,9 +98,7 @@ async def test_a_withdraw_is_checked_and_signed_in_each_format(
 ):
     sandbox = sandbox_factory(faults=Faults(tx_format=tx_format))
     async with context_for(sandbox, tmp_path) as ctx:
-        [owned] = httpx.post(
-            f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(ctx.wallet)}
-        ).json()["agents"]
+        owned = seed_agent(sandbox, ctx.wallet)
         record = await begin_transfer(ctx, "withdraw", agent=owned, amount="0.5")
         done = await run_launch(ctx, record.key)
     # It passed the checks and was signed; mpl-core does not run here, so the node refuses it.

@@ -13,7 +13,7 @@ from solders.signature import Signature
 from launchops.errors import JournalError, LeaseLost
 from launchops.journal.records import Created, Lease, Registered, Send
 from launchops.journal.store import Journal
-from launchops.states import LaunchState, Outcome
+from launchops.states import BEFORE_SENDING, LaunchState, Outcome
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -204,3 +204,38 @@ async def test_a_replaced_config_fences_out_its_holder(journal):
     with pytest.raises(LeaseLost):  # its create's answer was for the old config
         await journal.record_created(key, 1, CREATED)
     assert (await journal.get(key)).attempts == []
+
+
+async def test_the_worker_who_took_a_lease_is_kept_on_its_launch(journal):
+    key, other = unique("worked"), unique("unworked")
+    for each in (key, other):
+        await journal.begin(each, config={}, config_hash="h", network="n", source=None)
+    lease = await journal.acquire(key, "owner-a", ttl=0.2, worker="host-a (pid 1)")
+    assert await journal.workers([key, other]) == {key: "host-a (pid 1)"}
+    await asyncio.sleep(0.3)
+    await journal.take_over(key, lease.owner, "owner-b", ttl=30, worker="host-b")
+    assert await journal.workers([key]) == {key: "host-b"}
+
+
+async def test_a_journal_made_before_workers_were_named_opens_and_names_them(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    journal = await Journal.open(f"sqlite:///{path}")
+    await journal.close()
+    with sqlite3.connect(path) as old:  # as a journal made before leases were fenced
+        old.execute("alter table launches drop column worker")
+        old.execute("alter table launches drop column lease_epoch")
+    journal = await Journal.open(f"sqlite:///{path}")
+    try:
+        key = unique("old")
+        await journal.begin(key, config={}, config_hash="h", network="n", source=None)
+        assert await journal.acquire(key, "owner", ttl=30, worker="host-a")
+        assert await journal.workers([key]) == {key: "host-a"}
+    finally:
+        await journal.close()
+
+
+def test_the_states_before_sending_are_those_the_table_reaches_before_submit():
+    S = LaunchState
+    assert {S.VALIDATED, S.CREATED, S.SIGNED, S.FAILED} == BEFORE_SENDING

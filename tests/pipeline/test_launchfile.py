@@ -7,7 +7,6 @@ import json
 import resource
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,26 +17,20 @@ from launchops.api.errors import LaunchFileError
 from launchops.api.fields import Network
 from launchops.config.launchfile import launch_files, load_launch_file, schema
 from tests.support.pipeline import (
+    CONFIGS,
     RECIPIENT,
+    WALLET,
     dump_yaml,
     future,
     launch_document,
+    load_launch,
     write_launch,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
-WALLET = Keypair().pubkey()
-
-
-def load(path: Path, **kw):
-    kw.setdefault("wallet", WALLET)
-    kw.setdefault("now", datetime.now(UTC))
-    return load_launch_file(path, **kw)
 
 
 def problems(path: Path, **kw) -> list[str]:
     with pytest.raises(LaunchFileError) as caught:
-        load(path, **kw)
+        load_launch(path, **kw)
     return [str(p) for p in caught.value.file_problems]
 
 
@@ -48,7 +41,7 @@ def write_text(tmp_path: Path, text: str, name: str = "launch.yaml") -> Path:
 
 
 def test_the_launchpool_recipe_compiles_like_the_js_client(tmp_path):
-    plan = load(write_launch(tmp_path, key="lp-1"))
+    plan = load_launch(write_launch(tmp_path, key="lp-1"))
     config = plan.config
     assert plan.key == "lp-1" and config.type == "launchpool" and config.public_key == WALLET
     assert [(a.type, a.name, a.supply) for a in config.allocations] == [
@@ -69,19 +62,19 @@ def test_the_launchpool_recipe_compiles_like_the_js_client(tmp_path):
 
 
 def test_the_presale_recipe_and_raw_allocations(tmp_path):
-    presale = load(write_launch(tmp_path, "p.yaml", form="presale")).config
+    presale = load_launch(write_launch(tmp_path, "p.yaml", form="presale")).config
     assert [a.type for a in presale.allocations] == ["presaleV2", "unlockedV2"]
     assert presale.allocations[0].presale_v2.funds_recipient == WALLET
-    raw = load(write_launch(tmp_path, "r.yaml", form="raw", network="solana-devnet")).config
+    raw = load_launch(write_launch(tmp_path, "r.yaml", form="raw", network="solana-devnet")).config
     assert (raw.decimals, raw.supply, raw.network) == (9, 1_000_000, Network.DEVNET)
     assert [a.type for a in raw.allocations] == ["presaleV2", "raydiumV2", "unlockedV2"]
 
 
 def test_the_key_is_the_id_or_a_stable_hash(tmp_path):
-    first = load(write_launch(tmp_path, "a.yaml"))
-    again = load(write_launch(tmp_path, "b.yaml"))
+    first = load_launch(write_launch(tmp_path, "a.yaml"))
+    again = load_launch(write_launch(tmp_path, "b.yaml"))
     assert first.key == again.key and first.key.startswith("h-")
-    other_network = load(write_launch(tmp_path, "c.yaml", network="solana-devnet"))
+    other_network = load_launch(write_launch(tmp_path, "c.yaml", network="solana-devnet"))
     assert other_network.key != first.key and other_network.config_hash != first.config_hash
 
 
@@ -90,7 +83,7 @@ def test_environment_variables_expand(tmp_path, monkeypatch):
     path = write_launch(
         tmp_path, filename="env.yaml", **{"name": "${LAUNCH_NAME}", "symbol": "${SYM:-ENV}"}
     )
-    config = load(path).config
+    config = load_launch(path).config
     assert (config.name, config.symbol) == ("From The Env", "ENV")
     path = write_launch(tmp_path, filename="missing.yaml", description="${NOT_SET_ANYWHERE}")
     assert problems(path) == [
@@ -296,7 +289,7 @@ def test_common_sense_rules(tmp_path):
     start = yaml.safe_load(text)["launchpool"]["depositStartTime"]
     past.write_text(text.replace(start, "2020-01-01T00:00:00Z"))
     assert any("is in the past" in p for p in problems(past))
-    assert load(past, now=None).key  # a resumed launch is not held to it
+    assert load_launch(past, now=None).key  # a resumed launch is not held to it
     raw = launch_document("raw")
     raw["allocations"][2]["supply"] = 100
     path = tmp_path / "whole.yaml"
@@ -331,10 +324,10 @@ def test_unknown_fields_in_raw_allocations_are_flagged(tmp_path):
 
 
 def test_the_examples_validate_and_the_schema_is_current():
-    assert len(launch_files(ROOT / "configs")) == 8  # profiles.yaml is not a launch file
-    for path in launch_files(ROOT / "configs"):
-        assert load(path).key
-    committed = json.loads((ROOT / "configs" / "launch.schema.json").read_text())
+    assert len(launch_files(CONFIGS)) == 8  # profiles.yaml is not a launch file
+    for path in launch_files(CONFIGS):
+        assert load_launch(path).key
+    committed = json.loads((CONFIGS / "launch.schema.json").read_text())
     assert committed == json.loads(json.dumps(schema())), (
         "run: launchops schema --out configs/launch.schema.json"
     )

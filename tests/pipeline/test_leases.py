@@ -60,7 +60,7 @@ async def test_a_create_answered_after_a_take_over_is_dropped_quietly(sandbox_fa
             await run_step(step, ctx, key)
 
         [row] = await run_batch(a, [path], call=call)
-        assert row.state is RowStatus.ELSEWHERE and row.ok
+        assert row.state is RowStatus.ELSEWHERE and row.finished_or_elsewhere
         assert "taken over by another worker" in row.error
         record = await a.journal.get(row.key)
         assert record.state == "validated" and record.attempts == []  # nothing of A's kept
@@ -94,8 +94,8 @@ async def test_a_journal_that_fails_to_open_stops_the_sandbox(tmp_path, monkeypa
 async def test_a_step_task_treats_a_lost_lease_as_a_quiet_stop(sandbox_factory, tmp_path):
     """The Prefect create task of a launch taken over meanwhile completes without an error
     (nothing created is kept); the runner, renewing next, finds the lease gone."""
+    from launchops.tasks import STEP_TASKS
     from launchops.tasks.context import forget, register
-    from launchops.tasks.create import create_step
 
     sandbox = sandbox_factory()
     path = write_launch(tmp_path / "launches", key="quiet")
@@ -105,7 +105,7 @@ async def test_a_step_task_treats_a_lost_lease_as_a_quiet_stop(sandbox_factory, 
         assert await b.journal.take_over(key, a.owner, b.owner, 60, "b") is not None
         name = register(a)
         try:
-            assert await create_step.fn(name, key) is None  # the task body: no failure
+            assert await STEP_TASKS[Step.CREATE].fn(name, key) is None  # the task body: no failure
         finally:
             forget(name)
         assert (await a.journal.get(key)).state == "validated"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from dataclasses import replace
 
 import pytest
 
@@ -19,7 +18,16 @@ from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.runner import run_launch, run_step, summary, validate
 from launchops.retries import SERVICE_CALLS
 from launchops.states import LaunchState, Step
-from tests.support.pipeline import advance, context_for, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    advance,
+    aim_flows_at,
+    context_for,
+    killed_after_first,
+    land_first,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 ORDER = ["create", "sign", "submit", "confirm", "register"]
 
@@ -170,19 +178,7 @@ async def test_a_forced_expiry_is_detected_and_created_again(sandbox_factory, tm
 async def test_expiry_after_a_partial_landing_re_signs_the_tail(chain, tmp_path):
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="expire-tail"))).key
-        await run_step(Step.CREATE, ctx, key)
-        await run_step(Step.SIGN, ctx, key)
-        attempt = (await ctx.journal.get(key)).current
-        # Land the first transaction only, as a run killed after it would have.
-        first = attempt.signatures[0]
-        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        while not (
-            (landing := (await ctx.rpc.statuses([first]))[0]) and landing.reached("confirmed")
-        ):
-            pass
-        sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
-        async with ctx.holding(key):  # a write outside a step holds the lease too
-            await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+        attempt = await killed_after_first(ctx, key)
         advance(chain, 160)
         record = await run_launch(ctx, key)
     assert record.state == "registered" and record.attempt == 1  # no second create
@@ -201,15 +197,7 @@ async def test_a_tail_that_needs_the_services_signature_goes_to_needs_attention(
 
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, write_launch(tmp_path, key="attention"))).key
-        await run_step(Step.CREATE, ctx, key)
-        await run_step(Step.SIGN, ctx, key)
-        attempt = (await ctx.journal.get(key)).current
-        await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
-        first = attempt.signatures[0]
-        while not (
-            (landing := (await ctx.rpc.statuses([first]))[0]) and landing.reached("confirmed")
-        ):
-            pass
+        attempt = await land_first(ctx, key)
         # A tail the service co-signed (a key we stand in for), on the same blockhash,
         # not sent before that blockhash died: only a new create could replace it.
         service = Keypair()
@@ -269,14 +257,7 @@ async def test_the_journal_never_holds_the_secret_key(chain, tmp_path):
 async def test_the_prefect_flow_runs_the_same_steps(chain, tmp_path, monkeypatch, prefect_server):
     from launchops.flows.launch import launch_flow
 
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path),
-        "LAUNCHOPS_BASE_URL": chain.base_url,
-        "LAUNCHOPS_RPC_URL": chain.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, chain, tmp_path)
     path = write_launch(tmp_path, key="by-prefect")
     result = await launch_flow(path=str(path))
     assert result.state == "registered" and result.launch_page
@@ -331,14 +312,7 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
             await run_launch(ctx, (await validate(ctx, write_launch(tmp_path, key="plain"))).key)
         assert caught.value.retried and (await ctx.journal.get("plain")).state == "confirmed"
     assert stats(chain)["api"]["POST /v1/launches/register"] == 8
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path),
-        "LAUNCHOPS_BASE_URL": chain.base_url,
-        "LAUNCHOPS_RPC_URL": chain.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, chain, tmp_path)
     with pytest.raises(ServerError):
         await launch_flow(path=str(write_launch(tmp_path, "p.yaml", key="through-prefect")))
     assert stats(chain)["api"]["POST /v1/launches/register"] == 16

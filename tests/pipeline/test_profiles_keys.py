@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import base58
 import pytest
@@ -17,7 +18,7 @@ from launchops.api.errors import InvalidInputError
 from launchops.chain.keys import KeypairError, KeypairPermissionWarning, load_keypair
 from launchops.config.profiles import load_profile
 from launchops.sandbox.server import bind_pair
-from tests.support.pipeline import write_launch
+from tests.support.pipeline import aim_flows_at, write_launch
 
 
 def test_profiles_resolve_built_in_then_file_then_environment(tmp_path, monkeypatch):
@@ -94,15 +95,7 @@ async def test_a_keypair_in_a_prefect_secret_block(
     await Secret(value=json.dumps(list(bytes(keypair)))).save("launch-creator", overwrite=True)
     async with AsyncClient(sandbox.rpc_url) as rpc:
         await wait_for(rpc, (await rpc.request_airdrop(keypair.pubkey(), 10 * 10**9)).value)
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path),
-        "LAUNCHOPS_BASE_URL": sandbox.base_url,
-        "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_KEYPAIR": "prefect-secret:launch-creator",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, sandbox, tmp_path, LAUNCHOPS_KEYPAIR="prefect-secret:launch-creator")
     result = await launch_flow(path=str(write_launch(tmp_path, key="secret-block")))
     assert result.state == "registered"
     import httpx
@@ -152,12 +145,12 @@ def _embedded_env(tmp_path, rpc_url, base_url):
     }
 
 
-@pytest.mark.parametrize("driver", ["--no-prefect", "--json"])
-def test_a_wrong_rpc_url_beside_a_running_sandbox_is_one_clear_line(sandbox, tmp_path, driver):
-    env = _embedded_env(tmp_path, f"{sandbox.url}/rpc", sandbox.base_url)
-    file = str(write_launch(tmp_path, key="wrong-url"))
+def _refused_in_one_line(
+    env: dict[str, str], file: Path, driver: str
+) -> subprocess.CompletedProcess[str]:
+    """`launchops launch FILE DRIVER`, refused (exit 1) with one line and no traceback."""
     run = subprocess.run(
-        [sys.executable, "-m", "launchops.cli", "launch", file, driver],
+        [sys.executable, "-m", "launchops.cli", "launch", str(file), driver],
         capture_output=True,
         text=True,
         env=env,
@@ -165,6 +158,13 @@ def test_a_wrong_rpc_url_beside_a_running_sandbox_is_one_clear_line(sandbox, tmp
     )
     assert run.returncode == 1, run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    return run
+
+
+@pytest.mark.parametrize("driver", ["--no-prefect", "--json"])
+def test_a_wrong_rpc_url_beside_a_running_sandbox_is_one_clear_line(sandbox, tmp_path, driver):
+    env = _embedded_env(tmp_path, f"{sandbox.url}/rpc", sandbox.base_url)
+    run = _refused_in_one_line(env, write_launch(tmp_path, key="wrong-url"), driver)
     assert "a launchops sandbox" in run.stderr and f"LAUNCHOPS_RPC_URL={sandbox.url}" in run.stderr
 
 
@@ -176,16 +176,7 @@ def test_a_port_taken_by_something_else_is_named(tmp_path):
         other.listen()
         port = other.getsockname()[1]
         env = _embedded_env(tmp_path, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/v1")
-        file = str(write_launch(tmp_path, key="taken"))
-        run = subprocess.run(
-            [sys.executable, "-m", "launchops.cli", "launch", file, "--no-prefect"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
-    assert run.returncode == 1, run.stderr
-    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+        run = _refused_in_one_line(env, write_launch(tmp_path, key="taken"), "--no-prefect")
     assert f"127.0.0.1:{port}" in run.stderr and "LAUNCHOPS_RPC_URL" in run.stderr
 
 

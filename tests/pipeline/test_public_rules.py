@@ -4,38 +4,32 @@ with its file, line and what the service takes instead; the sandbox keeps the sp
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
-from solders.keypair import Keypair
 
 from launchops.api.errors import LaunchFileError
-from launchops.config.launchfile import launch_files, load_launch_file
+from launchops.config.launchfile import launch_files
 from launchops.pipeline.runner import validate
 from tests.support.pipeline import (
+    CONFIGS,
+    WALLET,
     context_for,
     dump_yaml,
     future,
     launch_document,
     launchops,
+    load_launch,
     profile_env,
     stats,
     write_launch,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-WALLET = Keypair().pubkey()
-
-
-def load(path: Path, **kw):
-    return load_launch_file(path, wallet=WALLET, now=datetime.now(UTC), **kw)
-
 
 def refusals(path: Path) -> list:
     with pytest.raises(LaunchFileError) as caught:
-        load(path, public_service=True)
+        load_launch(path, public_service=True)
     return caught.value.file_problems
 
 
@@ -50,7 +44,7 @@ def test_locked_allocations_are_refused_with_their_line(tmp_path):
     assert problem.line == line_of(path, "lockedAllocations:")
     assert "no longer accepted by the public service" in problem.message
     assert "claimScheduleV2" in problem.message
-    assert load(path).config.allocations[1].type == "lockedV2"  # the sandbox keeps them
+    assert load_launch(path).config.allocations[1].type == "lockedV2"  # the sandbox keeps them
 
 
 def test_raw_locked_and_raydium_allocations_are_refused_each_with_its_line(tmp_path):
@@ -82,21 +76,21 @@ def test_raw_locked_and_raydium_allocations_are_refused_each_with_its_line(tmp_p
     assert found["allocations[1]"].line == line_of(path, "type: raydiumV2")
     assert found["allocations[3]"].line == line_of(path, "type: lockedV2")
     assert str(found["allocations[1]"]).startswith(f"{path}:{found['allocations[1]'].line}: ")
-    assert [a.type for a in load(path).config.allocations][1] == "raydiumV2"
+    assert [a.type for a in load_launch(path).config.allocations][1] == "raydiumV2"
 
 
 def test_the_examples_suit_the_public_service_but_the_locked_one(tmp_path):
-    public = [p for p in launch_files(ROOT / "configs") if p.name != "launchpool-locked.yaml"]
+    public = [p for p in launch_files(CONFIGS) if p.name != "launchpool-locked.yaml"]
     assert len(public) == 7
     for path in public:
-        kinds = {a.type for a in load(path, public_service=True).config.allocations}
+        kinds = {a.type for a in load_launch(path, public_service=True).config.allocations}
         assert not kinds & {"lockedV2", "raydiumV2"}, path
-    [problem] = refusals(ROOT / "configs" / "launchpool-locked.yaml")
+    [problem] = refusals(CONFIGS / "launchpool-locked.yaml")
     assert problem.field == "launchpool.lockedAllocations"
 
 
 def test_the_presale_recipe_emits_presale_then_unlocked(tmp_path):
-    config = load(write_launch(tmp_path, form="presale"), public_service=True).config
+    config = load_launch(write_launch(tmp_path, form="presale"), public_service=True).config
     assert [(a.type, a.name) for a in config.allocations] == [
         ("presaleV2", "Presale"),
         ("unlockedV2", "Creator Allocation"),
@@ -111,7 +105,7 @@ def test_decimals_are_1_to_9(tmp_path, decimals, ok):
     path = tmp_path / "decimals.yaml"
     path.write_text(dump_yaml(document))
     if ok:
-        assert load(path, public_service=True).config.decimals == decimals
+        assert load_launch(path, public_service=True).config.decimals == decimals
         return
     [problem] = refusals(path)
     assert (problem.field, problem.line) == ("decimals", line_of(path, "decimals:"))

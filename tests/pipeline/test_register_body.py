@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import httpx
 
@@ -16,20 +17,26 @@ from tests.support.pipeline import context_for, write_launch
 TOKEN = "tvt-0123456789-abcdef"
 
 
+def verified_launch(folder: Path, monkeypatch, key: str, handle: str) -> Path:
+    """A presale launch file with a Twitter handle, its verification token read from the
+    environment (set here), never written in the file."""
+    monkeypatch.setenv("TWITTER_TOKEN", TOKEN)
+    return write_launch(
+        folder,
+        form="presale",
+        key=key,
+        externalLinks={"twitter": handle},
+        twitterVerificationToken="${TWITTER_TOKEN}",
+    )
+
+
 def kept(sandbox, genesis: str) -> dict:
     return httpx.get(f"{sandbox.url}/_sandbox/registrations/{genesis}").json()
 
 
 async def test_register_sends_the_creator_and_the_token(sandbox_factory, tmp_path, monkeypatch):
     sandbox = sandbox_factory()
-    monkeypatch.setenv("TWITTER_TOKEN", TOKEN)
-    path = write_launch(
-        tmp_path,
-        form="presale",
-        key="verified",
-        externalLinks={"twitter": "@verified"},
-        twitterVerificationToken="${TWITTER_TOKEN}",
-    )
+    path = verified_launch(tmp_path, monkeypatch, "verified", "@verified")
     sent: list[dict] = []
 
     async def capture(request: httpx.Request) -> None:
@@ -63,14 +70,7 @@ async def test_register_sends_the_creator_and_the_token(sandbox_factory, tmp_pat
 
 async def test_a_register_elsewhere_reads_the_token_again(sandbox_factory, tmp_path, monkeypatch):
     sandbox = sandbox_factory()
-    monkeypatch.setenv("TWITTER_TOKEN", TOKEN)
-    path = write_launch(
-        tmp_path,
-        form="presale",
-        key="verified-later",
-        externalLinks={"twitter": "@later"},
-        twitterVerificationToken="${TWITTER_TOKEN}",
-    )
+    path = verified_launch(tmp_path, monkeypatch, "verified-later", "@later")
     async with context_for(sandbox, tmp_path) as ctx:
         key = (await validate(ctx, path)).key
         for step in (Step.CREATE, Step.SIGN, Step.SUBMIT, Step.CONFIRM):

@@ -21,18 +21,6 @@ from tests.support.pipeline import future
 from tests.support.solana import funded_keypair, send_all, sign, wait_for
 
 
-@pytest.fixture
-async def client(sandbox):
-    async with AsyncServiceClient(sandbox.base_url, retry=RetryPolicy(attempts=1)) as c:
-        yield c
-
-
-@pytest.fixture
-async def rpc(sandbox):
-    async with AsyncClient(sandbox.rpc_url) as c:
-        yield c
-
-
 def claim(sandbox, wallet: object, **extra: object) -> httpx.Response:
     body = {"wallet": str(wallet), "network": "solana-mainnet", **extra}
     return httpx.post(f"{sandbox.base_url}/creator-rewards/claim", json=body, timeout=30)

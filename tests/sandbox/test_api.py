@@ -7,29 +7,15 @@ import copy
 
 import httpx
 import pytest
-from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
 from launchops.api import errors as e
 from launchops.api import programs as p
-from launchops.api.client import AsyncServiceClient, RetryPolicy
 from launchops.api.models import AgentRecord
 from tests.api import examples as ex
+from tests.support.pipeline import seed_agent
 from tests.support.solana import funded_keypair, launch_for, send_all
-
-
-@pytest.fixture
-async def client(sandbox):
-    async with AsyncServiceClient(sandbox.base_url, retry=RetryPolicy(attempts=1)) as c:
-        yield c
-
-
-@pytest.fixture
-async def rpc(sandbox):
-    async with AsyncClient(sandbox.rpc_url) as c:
-        yield c
-
 
 # ── agents ──────────────────────────────────────────────────────────────────
 
@@ -181,9 +167,7 @@ async def test_fund_404_and_bad_address(client, sandbox):
 
 async def test_withdraw_checks_ownership_on_chain(client, sandbox):
     owner = Keypair()
-    [asset] = httpx.post(
-        f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner.pubkey())}
-    ).json()["agents"]
+    asset = seed_agent(sandbox, owner.pubkey())
     with pytest.raises(e.ForbiddenError) as caught:
         await client.build_withdraw_tx(asset, sender=Keypair().pubkey(), amount=1)
     assert caught.value.error == "Only the agent owner can withdraw funds"

@@ -5,18 +5,34 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
+from solders.keypair import Keypair
 
+from launchops.config.launchfile import LaunchPlan, load_launch_file
 from launchops.config.profiles import Profile, load_profile
-from launchops.pipeline.context import open_context
+from launchops.journal.records import Attempt
+from launchops.pipeline.context import LaunchContext, open_context
+from launchops.pipeline.runner import run_step
+from launchops.states import LaunchState, Step
 
 RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
+WALLET = Keypair().pubkey()  # the profile's key the launch files of a test run are read for
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # the example launch files
+
+
+def load_launch(path: Path, **kw: Any) -> LaunchPlan:
+    """The launch file read for the profile key WALLET, as of now (unless told otherwise)."""
+    kw.setdefault("wallet", WALLET)
+    kw.setdefault("now", datetime.now(UTC))
+    return load_launch_file(path, **kw)
 
 
 def future(days: float) -> str:
@@ -119,19 +135,32 @@ def write_launch(
     return path
 
 
-def profile_env(sandbox: Any, state: Path, **extra: str) -> dict[str, str]:
-    """Environment for a `launchops` subprocess aimed at `sandbox`."""
+def sandbox_env(sandbox: Any, state: Path, **extra: str) -> dict[str, str]:
+    """The settings that aim launchops at `sandbox`, its state under `state`."""
     return {
-        **os.environ,
         "LAUNCHOPS_HOME": str(state),
         "LAUNCHOPS_BASE_URL": sandbox.base_url,
         "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
         "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
         "LAUNCHOPS_POLL_SECONDS": "0.02",
-        "LAUNCHOPS_REBROADCAST_SECONDS": "0.3",
+        **extra,
+    }
+
+
+def profile_env(sandbox: Any, state: Path, **extra: str) -> dict[str, str]:
+    """Environment for a `launchops` subprocess aimed at `sandbox`."""
+    return {
+        **os.environ,
+        **sandbox_env(sandbox, state, LAUNCHOPS_REBROADCAST_SECONDS="0.3"),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         **extra,
     }
+
+
+def aim_flows_at(monkeypatch: Any, sandbox: Any, state: Path, **extra: str) -> None:
+    """Aim the flows this test runs in-process at `sandbox` (through the environment)."""
+    for name, value in sandbox_env(sandbox, state, **extra).items():
+        monkeypatch.setenv(name, value)
 
 
 def profile_for(sandbox: Any, state: Path, **overrides: Any) -> Profile:
@@ -164,6 +193,13 @@ def set_faults(sandbox: Any, **faults: Any) -> None:
     assert answer.status_code == 200, answer.text
 
 
+def seed_agent(sandbox: Any, owner: object) -> str:
+    """A new agent (an mpl-core asset) owned by `owner`, seeded on the sandbox: its address."""
+    made = httpx.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner)})
+    made.raise_for_status()
+    return made.json()["agents"][0]
+
+
 def advance(sandbox: Any, slots: int) -> None:
     httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).raise_for_status()
 
@@ -177,3 +213,29 @@ def launchops(env: dict[str, str], *args: str, timeout: float = 240) -> subproce
         env=env,
         timeout=timeout,
     )
+
+
+async def land_first(ctx: LaunchContext, key: str) -> Attempt:
+    """Create and sign the launch, then send its first transaction only and wait until it
+    is confirmed, as a run killed right after that send would have left it: the attempt."""
+    await run_step(Step.CREATE, ctx, key)
+    await run_step(Step.SIGN, ctx, key)
+    attempt = (await ctx.journal.get(key)).current
+    assert attempt is not None and attempt.signed is not None
+    await ctx.rpc.send(attempt.signed[0], skip_preflight=False)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        [landing] = await ctx.rpc.statuses([attempt.signatures[0]])
+        if landing is not None and landing.reached("confirmed"):
+            return attempt
+    raise AssertionError(f"launch {key}: its first transaction did not land in 60 s")
+
+
+async def killed_after_first(ctx: LaunchContext, key: str) -> Attempt:
+    """`land_first`, with the journal as the killed run left it: the first sent, submitting."""
+    attempt = await land_first(ctx, key)
+    assert attempt.sends is not None
+    sends = [replace(s, sent=i == 0) for i, s in enumerate(attempt.sends)]
+    async with ctx.holding(key):  # a write outside a step holds the lease too
+        await ctx.journal.record_sends(key, attempt.number, sends, state=LaunchState.SUBMITTING)
+    return attempt

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +17,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.support.loopback import serve
 
 
 @dataclass
@@ -40,6 +44,7 @@ class ScriptedService:
         self.answers: dict[tuple[str, str], deque[Answer]] = defaultdict(deque)
         self.sticky: dict[tuple[str, str], Answer] = {}
         self.seen: list[Seen] = []
+        self.url = ""  # set by `served`: the base of its /v1 API
         self.app = Starlette(routes=[Route("/{path:path}", self._handle, methods=["GET", "POST"])])
 
     def script(
@@ -86,3 +91,12 @@ class ScriptedService:
         )
         headers = {"content-type": "application/json", **answer.headers}
         return Response(content, status_code=answer.status, headers=headers)
+
+
+@contextmanager
+def served() -> Iterator[ScriptedService]:
+    """A scripted service serving over real HTTP, its `url` the base of its /v1 API."""
+    scripted = ScriptedService()
+    with serve(scripted.app) as url:
+        scripted.url = url + "/v1"
+        yield scripted

@@ -441,9 +441,9 @@ def _worked_by(pool: Pool, prefix: str, worker: str) -> bool:
     url = pool.launch_env["LAUNCHOPS_JOURNAL_URL"]
     with psycopg.connect(url) as db:
         rows = db.execute(
-            "select l.key from launches l join events e on e.key = l.key where e.step = 'lease'"
-            " and e.message like %s and l.key like %s and l.state not in ('registered')",
-            (f"worked by {worker}%", f"{prefix}-%"),
+            "select key from launches where worker like %s and key like %s"
+            " and state not in ('registered')",
+            (f"{worker}%", f"{prefix}-%"),
         ).fetchall()
     return bool(rows)
 
