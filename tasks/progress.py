@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 def progress_of(rows: list[BatchRow], noun: str = "launches") -> tuple[float, str]:
     """The percentage done, and its line: `3 of 4 launches done: 1 running, 3 registered`."""
-    done = sum(row.done for row in rows)
+    done = sum(not row.underway for row in rows)
     found = ", ".join(f"{n} {state}" for state, n in counts(rows).items())
     percent = 100.0 * done / len(rows) if rows else 100.0
     return percent, f"{done} of {len(rows)} {noun} done: {found or 'none'}"
