@@ -354,11 +354,17 @@ def _raise_if_any(reader: FileReader) -> None:
         raise LaunchFileError(reader.problems)
 
 
+# YAML files of a folder that are not launch files: profiles, and the examples of an agent
+# file and of a claim's wallets list (configs/).
+NOT_LAUNCH_FILES = frozenset({"profiles", "agent", "claim-wallets"})
+
+
 def launch_files(target: Path) -> list[Path]:
-    """A file, or every launch file (*.yaml, *.yml but profiles.yaml) below a folder, sorted."""
+    """A file, or every launch file (*.yaml, *.yml but NOT_LAUNCH_FILES) below a folder,
+    sorted."""
     if target.is_dir():
         found = (p for p in target.rglob("*") if p.suffix in LAUNCH_FILE_SUFFIXES and p.is_file())
-        return sorted(p for p in found if p.stem != "profiles")
+        return sorted(p for p in found if p.stem not in NOT_LAUNCH_FILES)
     return [target]
 
 

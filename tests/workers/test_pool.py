@@ -122,12 +122,14 @@ class Pool:
             (folder / f"{key}.yaml").write_text(dump_yaml(document))
         return folder
 
-    def run_batch(self, folder: Path, *, wait: bool = True) -> str:
-        """A run of the batch deployment on the pool, for `folder`; its flow run id."""
+    def run_batch(self, folder: Path, *, wait: bool = True, exits: int = 0) -> str:
+        """A run of the batch deployment on the pool, for `folder`; its flow run id. A
+        watched run whose launches did not all finish ends FAILED ("Needs attention"), and
+        `prefect deployment run --watch` exits 1 (`exits`)."""
         params = json.dumps({"paths": [str(folder)]})
         args = ["deployment", "run", "batch/batch-sandbox", "--params", params]
         done = self.prefect(*args, *(["--watch"] if wait else []))
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert done.returncode == exits, done.stdout[-3000:] + done.stderr[-3000:]
         return next(
             line.split()[-1]
             for line in done.stdout.splitlines()
@@ -340,7 +342,9 @@ def test_the_ui_shows_the_batch_report_and_the_launch_events(pool):
 def test_an_anonymous_client_gets_nothing_from_the_server(pool):
     """A Secret block holding a key: read with its value by a client giving the auth
     string; an anonymous request (no Authorization) is 401, and launchops sees it closed."""
-    save = "from prefect.blocks.system import Secret; Secret(value=SECRET).save(NAME)"
+    save = (
+        "from prefect.blocks.system import Secret; Secret(value=SECRET).save(NAME, overwrite=True)"
+    )
     code = save.replace("SECRET", "'not-a-key-0123'").replace("NAME", "'launch-creator'")
     saved = subprocess.run(
         [sys.executable, "-c", code], env=pool.env("operator"), capture_output=True, text=True
@@ -359,8 +363,9 @@ def test_an_anonymous_client_gets_nothing_from_the_server(pool):
 def test_a_launch_needing_a_person_notifies_the_webhook(pool):
     set_faults(pool.sandbox, fail_tail_next=1)
     folder = pool.folder("attention", 1)
-    run_id = pool.run_batch(folder)
-    pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+    run_id = pool.run_batch(folder, exits=1)
+    run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+    assert (run["state_type"], run["state_name"]) == ("FAILED", "Needs attention"), run
     assert pool.journal("attention-00")["state"] == "needs_attention"
     deadline = time.monotonic() + 60
     while not any("attention-00" in json.dumps(r) for r in Hook.received):
