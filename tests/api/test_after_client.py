@@ -65,10 +65,12 @@ async def test_mint_then_read_the_agent(sandbox_factory):
         AsyncServiceClient(sandbox.base_url, retry=RetryPolicy(attempts=1)) as client,
         AsyncClient(sandbox.rpc_url) as rpc,
     ):
-        await _mint_then_read(client, rpc)
+        minted, wallet = await _mint_then_read(client, rpc)
+        agent = await client.get_agent(minted.asset_address)
+    assert agent.authority == str(wallet.pubkey()) and agent.name == "Client Agent"
 
 
-async def _mint_then_read(client, rpc) -> None:
+async def _mint_then_read(client, rpc) -> tuple[MintAgentResponse, Keypair]:
     wallet = await funded_keypair(rpc, sol=1)
     minted = await client.mint_agent(
         wallet.pubkey(),
@@ -99,6 +101,7 @@ async def _mint_then_read(client, rpc) -> None:
         )
     with pytest.raises(InvalidInputError):
         await client.mint_agent(wallet.pubkey(), name="", uri="ftp://x", agent_metadata={})
+    return minted, wallet
 
 
 def test_the_sync_facade_has_the_calls(sandbox):

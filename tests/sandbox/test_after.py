@@ -195,10 +195,12 @@ def mint_body(wallet: Pubkey, **extra: object) -> dict:
 async def test_two_mints_are_two_agents_listed_once_confirmed(sandbox_factory):
     sandbox = sandbox_factory()  # its own: the session's sandbox keeps its 30 agents
     async with AsyncClient(sandbox.rpc_url) as rpc:
-        await _two_mints(sandbox, rpc)
+        assets = await _two_mints(sandbox, rpc)
+    listed = httpx.get(f"{sandbox.base_url}/agents", params={"query": "Minted Agent"}).json()
+    assert sorted(a["mintAddress"] for a in listed["data"]["agents"]) == sorted(assets)
 
 
-async def _two_mints(sandbox, rpc) -> None:
+async def _two_mints(sandbox, rpc) -> list[str]:
     wallet = await funded_keypair(rpc, sol=1)
     answers = [
         httpx.post(f"{sandbox.base_url}/agents/mint", json=mint_body(wallet.pubkey())).json()
@@ -225,6 +227,7 @@ async def _two_mints(sandbox, rpc) -> None:
         json={"sender": str(wallet.pubkey()), "amount": 0.1},
     )
     assert withdraw.status_code == 200  # owned by the wallet
+    return assets
 
 
 def test_a_bad_mint_is_400_in_the_success_envelope(sandbox):
