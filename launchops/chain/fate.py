@@ -52,10 +52,8 @@ async def fate(
     if accounts:
         try:
             found, slot = await rpc.existing(accounts, min_context_slot=expired_at)
-        except RpcUnavailable as exc:
-            if exc.code == -32016:  # that node has not reached the slot yet
-                return Fate.UNKNOWN, expired_at
-            raise
+        except RpcUnavailable:  # behind the slot (-32016), or no answer: asked again later
+            return Fate.UNKNOWN, expired_at
         if any(found):
             return Fate.ALIVE, expired_at
         if slot is None or slot < expired_at:
