@@ -71,8 +71,12 @@ def test_the_presale_recipe_and_raw_allocations(tmp_path):
 
 
 def test_the_key_is_the_id_or_a_stable_hash(tmp_path):
-    first = load_launch(write_launch(tmp_path, "a.yaml"))
-    again = load_launch(write_launch(tmp_path, "b.yaml"))
+    # The same text under another name (written once: the document's dates are "now + N
+    # days" to the second, so two writes can straddle a second and differ).
+    written = write_launch(tmp_path, "a.yaml")
+    copy = tmp_path / "b.yaml"
+    copy.write_text(written.read_text())
+    first, again = load_launch(written), load_launch(copy)
     assert first.key == again.key and first.key.startswith("h-")
     other_network = load_launch(write_launch(tmp_path, "c.yaml", network="solana-devnet"))
     assert other_network.key != first.key and other_network.config_hash != first.config_hash
