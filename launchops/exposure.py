@@ -110,6 +110,8 @@ def refusal(exposure: Exposure, what: str) -> str:
 
 
 def override_warning(exposure: Exposure, what: str) -> str:
+    """The warning a command prints when `--insecure-server` makes it go on against an
+    open server; `what` as for `refusal`."""
     return (
         f"WARNING: {OVERRIDE}: the Prefect API {exposure.url} answers ANYONE who reaches it; "
         f"{what} is open to them (they can read Secret blocks and run deployments)"

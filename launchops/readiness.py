@@ -29,6 +29,9 @@ SANDBOX_HINT = "start it: launchops sandbox serve (a launch starts one in-proces
 
 @dataclass(frozen=True)
 class Finding:
+    """One check of `launchops check`: which (`service`, `cluster`, `key`, `journal`,
+    `prefect`), whether it passed, and what was found or what to fix."""
+
     check: str  # service, cluster, key, journal, prefect
     ok: bool
     detail: str  # what was found, or what to fix

@@ -19,6 +19,8 @@ from enum import StrEnum
 
 
 class LaunchState(StrEnum):
+    """Where a journal entry stands (the module's diagram); the value is what the journal stores."""
+
     VALIDATED = "validated"  # the file is checked and recorded
     CREATED = "created"  # the service built the transactions (kept)
     SIGNED = "signed"  # signed bytes and signatures kept; nothing sent
@@ -33,6 +35,9 @@ class LaunchState(StrEnum):
 
 
 class Step(StrEnum):
+    """A step of a launch, in the order `STEP_ORDER` keeps; the value names it in events
+    and progress lines."""
+
     VALIDATE = "validate"
     CREATE = "create"
     SIGN = "sign"
@@ -78,6 +83,9 @@ class Driver(StrEnum):
 
 @dataclass(frozen=True)
 class Transition:
+    """A row of the table: the step that runs from a state (None: none does), the states
+    that step may leave the entry in, and who drives it."""
+
     step: Step | None
     leads_to: frozenset[LaunchState]
     driver: Driver
@@ -169,6 +177,7 @@ BEFORE_SENDING = _before(Step.SUBMIT, LAUNCH_MACHINE)
 
 
 def transition(state: LaunchState, kind: Kind = Kind.LAUNCH) -> Transition:
+    """The row of `kind`'s table for `state`."""
     return MACHINES[kind][state]
 
 

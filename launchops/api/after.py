@@ -63,6 +63,8 @@ class LaunchDetail(WireModel):
 
 
 class LaunchDetailResponse(WireModel):
+    """The answer of GET /launches/{genesisAddress}: `{data}`, one launch (`LaunchDetail`)."""
+
     data: LaunchDetail
 
 
@@ -93,6 +95,9 @@ class RewardsClaim(WireModel):
 
 
 class ClaimRewardsResponse(WireModel):
+    """The answer of POST /creator-rewards/claim: `{data}`, the claim's transactions
+    (`RewardsClaim`); nothing to claim comes as a 400 instead (`NothingToClaim`)."""
+
     data: RewardsClaim
 
 
@@ -110,6 +115,9 @@ class NothingToClaim:
 
 
 class AgentService(WireModel):
+    """One of `services` in an agent's registration: its name (1 to 64 characters), its
+    endpoint (at most 500) and an optional version."""
+
     name: Text(1, 64)
     endpoint: Text(1, 500)
     version: Text(0, 32) | None = None

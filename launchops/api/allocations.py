@@ -30,19 +30,29 @@ from launchops.api.fields import PublicKey, Text, Timestamp, WireModel, rule
 
 
 class TimeAbsolute(WireModel):
+    """A condition met at `timestamp`, a fixed moment (ISO 8601, UTC, on the wire)."""
+
     type: Literal["TimeAbsolute"] = "TimeAbsolute"
     timestamp: Timestamp
 
 
 class Never(WireModel):
+    """A condition never met: an end that never comes (claims open for good), a lock
+    that never starts."""
+
     type: Literal["Never"] = "Never"
 
 
 class Always(WireModel):
+    """A condition met from the start: a bonding curve's swaps, its pool's liquidity."""
+
     type: Literal["Always"] = "Always"
 
 
 class Triggered(WireModel):
+    """A condition the program meets on an event, not at a time: the end of a bonding
+    curve's swaps (its graduation)."""
+
     type: Literal["Triggered"] = "Triggered"
 
 
@@ -82,6 +92,10 @@ class BpsCurve(WireModel):
 
 
 class LpLockSchedule(WireModel):
+    """How the pool's LP tokens are locked: from `startCondition`, over `duration`
+    seconds, released every `period` seconds, `cliffAmountBps` at the cliff. A bonding
+    curve's pool sends one that never starts (never locked)."""
+
     enabled: bool
     start_condition: Condition
     duration: Seconds
@@ -131,6 +145,11 @@ FundFlow = Annotated[UnlockedFunds | RaydiumLP, Field(discriminator="type")]
 
 
 class LaunchpoolSettings(WireModel):
+    """`launchpoolV2` of a launchpool allocation: the deposit and claim windows,
+    the raise's minimum (`minimumQuoteTokenThreshold`, whole quote tokens), the
+    bonus and penalty curves, and where the raise goes (`fundFlows`, adding to
+    10000 bps when given)."""
+
     deposit_start_condition: Condition
     deposit_end_condition: Condition
     claim_start_condition: Condition
@@ -182,6 +201,10 @@ class FirstBuy(WireModel):
 
 
 class BondingCurveSettings(WireModel):
+    """`bondingCurveV2` of a bonding-curve allocation: the swap window, the virtual
+    reserves (whole tokens), the first buy, the creator fee, and the pool it graduates to
+    (`fundFlows`, adding to 10000 bps)."""
+
     swap_start_condition: Condition
     swap_end_condition: Condition
     virtual_base_tokens: TokenAmount
@@ -202,6 +225,11 @@ class BondingCurveSettings(WireModel):
 
 
 class PresaleSettings(WireModel):
+    """`presaleV2` of a presale allocation: the cap on the raise
+    (`allocationQuoteTokenCap`, whole quote tokens), the deposit and claim
+    windows, an optional minimum and limit of a deposit, and `fundsRecipient`,
+    where the raise goes."""
+
     allocation_quote_token_cap: QuoteAmount
     deposit_start_condition: Condition
     deposit_end_condition: Condition
@@ -213,12 +241,18 @@ class PresaleSettings(WireModel):
 
 
 class UnlockedSettings(WireModel):
+    """`unlockedV2` of an unlocked allocation: `recipient` claims the tokens, no vesting,
+    between the two conditions."""
+
     recipient: PublicKey
     claim_start_condition: Condition
     claim_end_condition: Condition
 
 
 class TimeUnit(StrEnum):
+    """Unit of a duration and of a vesting's unlock schedule; `UNIT_SECONDS` says how
+    long each is (a month is a twelfth of 365.25 days)."""
+
     SECOND = "SECOND"
     MINUTE = "MINUTE"
     HOUR = "HOUR"
@@ -231,6 +265,8 @@ class TimeUnit(StrEnum):
 
 
 class LinearUnlock(WireModel):
+    """`unlockAmount` of a cliff: at the cliff, what linear vesting would have released by then."""
+
     type: Literal["linear"] = "linear"
 
 
@@ -255,11 +291,16 @@ def check_duration(value: int | None, unit: TimeUnit | None, field: str) -> None
 
 
 class CustomUnlock(WireModel):
+    """`unlockAmount` of a cliff: `value` whole tokens released at the cliff."""
+
     type: Literal["custom"] = "custom"
     value: TokenAmount
 
 
 class Cliff(WireModel):
+    """A vesting's cliff: when `enabled`, nothing unlocks for `durationValue`
+    `durationUnit`s (at most 100 years), then `unlockAmount` does."""
+
     enabled: bool
     duration_value: DurationValue | None = None
     duration_unit: TimeUnit | None = None
@@ -272,6 +313,10 @@ class Cliff(WireModel):
 
 
 class Vesting(WireModel):
+    """A Streamflow stream to `recipient`: from `startTime`, over `durationValue`
+    `durationUnit`s (at most 100 years), unlocking every `unlockSchedule`, after its
+    `cliff`; the flags say who may cancel or transfer it."""
+
     recipient: PublicKey
     start_time: Timestamp
     duration_value: DurationValue
@@ -290,6 +335,8 @@ class Vesting(WireModel):
 
 
 class LockedSettings(WireModel):
+    """`lockedV2` of a locked allocation: its tokens vest through Streamflow (`vesting`)."""
+
     type: Literal["streamflow"] = "streamflow"
     vesting: Vesting
 
@@ -302,36 +349,53 @@ class RaydiumSettings(WireModel):
 
 
 class AllocationBase(WireModel):
+    """What every allocation has: a `name` (1 to 64 characters) and a `supply` in whole
+    tokens, not base units."""
+
     name: Text(1, 64)
     supply: TokenAmount = Field(description="whole tokens, not base units; at most 10^18")
 
 
 class LaunchpoolAllocation(AllocationBase):
+    """A `launchpoolV2` bucket: `supply` tokens for those who deposit quote tokens in its window."""
+
     type: Literal["launchpoolV2"] = "launchpoolV2"
     launchpool_v2: LaunchpoolSettings = Field(alias="launchpoolV2")
 
 
 class RaydiumAllocation(AllocationBase):
+    """A `raydiumV2` bucket: `supply` tokens for the Raydium pool; its settings
+    are the service's."""
+
     type: Literal["raydiumV2"] = "raydiumV2"
     raydium_v2: RaydiumSettings = Field(default_factory=RaydiumSettings, alias="raydiumV2")
 
 
 class UnlockedAllocation(AllocationBase):
+    """An `unlockedV2` bucket: `supply` tokens a recipient claims without vesting."""
+
     type: Literal["unlockedV2"] = "unlockedV2"
     unlocked_v2: UnlockedSettings = Field(alias="unlockedV2")
 
 
 class LockedAllocation(AllocationBase):
+    """A `lockedV2` bucket: `supply` tokens vesting to a recipient through Streamflow."""
+
     type: Literal["lockedV2"] = "lockedV2"
     locked_v2: LockedSettings = Field(alias="lockedV2")
 
 
 class PresaleAllocation(AllocationBase):
+    """A `presaleV2` bucket: `supply` tokens sold for quote tokens, up to the presale's cap."""
+
     type: Literal["presaleV2"] = "presaleV2"
     presale_v2: PresaleSettings = Field(alias="presaleV2")
 
 
 class BondingCurveAllocation(AllocationBase):
+    """A `bondingCurveV2` bucket: `supply` tokens sold along the protocol's fixed curve
+    until it graduates to its Raydium pool."""
+
     type: Literal["bondingCurveV2"] = "bondingCurveV2"
     bonding_curve_v2: BondingCurveSettings = Field(alias="bondingCurveV2")
 

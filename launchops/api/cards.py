@@ -10,6 +10,8 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class CachedCard:
+    """An agent card as last fetched, with the ETag it came with."""
+
     etag: str
     card: dict[str, Any]
 
@@ -22,6 +24,8 @@ class CardCache(Protocol):
 
 
 class MemoryCardCache:
+    """A `CardCache` in this process's memory: its cards are gone when the process ends."""
+
     def __init__(self) -> None:
         self._entries: dict[str, CachedCard] = {}
 

@@ -50,6 +50,9 @@ class WireModel(BaseModel):
 
 
 class Network(StrEnum):
+    """The cluster a request is for, as the service spells it (`solana-mainnet`,
+    `solana-devnet`)."""
+
     MAINNET = "solana-mainnet"
     DEVNET = "solana-devnet"
 

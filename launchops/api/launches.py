@@ -69,6 +69,8 @@ class BlockhashInfo(WireModel):
 
 
 class ExternalLinks(WireModel):
+    """`externalLinks` of a launch: its website (an http(s) URL), Twitter and Telegram."""
+
     website: HttpUrl | None = None
     twitter: str | None = None
     telegram: str | None = None
@@ -177,6 +179,9 @@ class AgentLink(WireModel):
 
 
 class CreateLaunchRequest(WireModel):
+    """POST /launches/create: the creator's `wallet` (which must equal
+    `launch.publicKey`), the launch, and the agent it is for, if any."""
+
     wallet: PublicKey
     build_all_tx: bool = True  # the public client's spelling (its docs say buildAllTxs)
     agent: AgentLink | None = None
@@ -190,6 +195,10 @@ class CreateLaunchRequest(WireModel):
 
 
 class CreateLaunchResponse(WireModel):
+    """The answer of create: the transactions the service built and partly signed
+    (base64, all on `blockhash`), for the creator to sign and send, and the new mint
+    and genesis account."""
+
     success: Literal[True] = True
     transactions: list[Base64Bytes] = Field(min_length=1)
     blockhash: BlockhashInfo
@@ -221,16 +230,23 @@ class RegisterLaunchRequest(WireModel):
 
 
 class RegisteredLaunch(WireModel):
+    """`launch` of a register answer: the launch's id on the service and its page (`link`)."""
+
     id: str
     link: str
 
 
 class RegisteredToken(WireModel):
+    """`token` of a register answer: the token's id on the service and its mint."""
+
     id: str
     mint_address: PublicKey
 
 
 class RegisterLaunchResponse(WireModel):
+    """The answer of POST /launches/register: the launch and its token as registered;
+    `existing` when the genesis account was registered before."""
+
     success: Literal[True] = True
     existing: bool | None = None
     launch: RegisteredLaunch

@@ -46,6 +46,10 @@ MAX_PAGE = 1_000_000
 
 
 class AgentRecord(WireModel):
+    """One agent of the registry, as GET /agents lists it and GET /agents/{address}
+    answers it: its Core asset (`mintAddress`), its wallet and authority, its metadata
+    and A2A card, and when it was indexed, spotlighted and verified (UTC)."""
+
     mint_address: PublicKey
     network: Network
     name: str
@@ -67,6 +71,8 @@ class AgentRecord(WireModel):
 
 
 class AgentsPage(WireModel):
+    """`data` of GET /agents: one page of agents (`page` counted from 1) and the totals."""
+
     agents: list[AgentRecord]
     total: int = Field(ge=0)
     page: int = Field(ge=1)
@@ -75,6 +81,9 @@ class AgentsPage(WireModel):
 
 
 class PaginatedAgentsResponse(WireModel):
+    """The answer of GET /agents: `{success, data}`, one page (`AgentsPage`);
+    `iter_agents` of the client walks every page."""
+
     success: Literal[True] = True
     data: AgentsPage
 
@@ -100,10 +109,14 @@ class AgentsQuery(WireModel):
 
 
 class Capabilities(WireModel):
+    """`capabilities` of an A2A agent card: whether the agent streams."""
+
     streaming: bool = False
 
 
 class Skill(WireModel):
+    """One of an A2A agent card's `skills`: its id, name, description and tags."""
+
     id: str
     name: str
     description: str = ""
@@ -124,6 +137,9 @@ class AgentCard(WireModel):
 
 
 class FundRequest(WireModel):
+    """POST /agents/{address}/fund: `sender` pays `amount` SOL (a decimal, not lamports)
+    into the agent's wallet, with `memo` (1 to 256 characters) in the transaction."""
+
     sender: PublicKey
     amount: SolAmount
     memo: Text(1, 256)
@@ -131,6 +147,9 @@ class FundRequest(WireModel):
 
 
 class WithdrawRequest(WireModel):
+    """POST /agents/{address}/withdraw: `amount` SOL (a decimal, not lamports) from the
+    agent's wallet to `sender`, the agent's owner, who signs."""
+
     sender: PublicKey
     amount: SolAmount
     network: Network = Network.MAINNET
@@ -164,6 +183,9 @@ class Launch(WireModel):
 
 
 class BaseToken(WireModel):
+    """`baseToken` of GET /tokens/{mint} and of the launch reads: the token a launch
+    sells, by its mint `address`."""
+
     address: PublicKey
     name: str
     symbol: str
@@ -172,12 +194,17 @@ class BaseToken(WireModel):
 
 
 class Socials(WireModel):
+    """`socials` of a token: its X, Telegram and Discord links as the service keeps them;
+    None when not set."""
+
     x: str | None = None
     telegram: str | None = None
     discord: str | None = None
 
 
 class TokenData(WireModel):
+    """`data` of GET /tokens/{mint}: the token, every launch of it, its website and socials."""
+
     launches: list[Launch]
     base_token: BaseToken
     website: str | None = None
@@ -185,6 +212,8 @@ class TokenData(WireModel):
 
 
 class TokenResponse(WireModel):
+    """The answer of GET /tokens/{mint}: `{data}` (`TokenData`)."""
+
     data: TokenData
 
 
@@ -199,6 +228,9 @@ class ErrorDetail(WireModel):
 
 
 class ErrorEnvelope(WireModel):
+    """The service's error answer, `{success: false, error, details?}`: the message, and
+    the problems when it lists them (shaped as `ErrorDetail` in its examples)."""
+
     success: Literal[False] = False
     error: str
     # The spec leaves the element shape open; ErrorDetail is the one its examples show.

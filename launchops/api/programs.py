@@ -57,6 +57,9 @@ _METADATA_INIT = hashlib.sha256(b"spl_token_metadata_interface:initialize_accoun
 
 
 def bucket_pda(kind: str, genesis_account: Pubkey, index: int) -> Pubkey:
+    """A launch's bucket: the Genesis PDA of its type's prefix (`BUCKET_PREFIX`,
+    by allocation type), the genesis account, and its `index` among the buckets of
+    its type (0 to 255)."""
     seeds = [BUCKET_PREFIX[kind], bytes(genesis_account), bytes([index])]
     return Pubkey.find_program_address(seeds, GENESIS_PROGRAM)[0]
 
@@ -89,6 +92,8 @@ def _lp_string(text: str) -> bytes:
 
 
 def metadata_pointer_initialize(mint: Pubkey, authority: Pubkey) -> Instruction:
+    """Token-2022 MetadataPointer Initialize: `mint` keeps its metadata in itself, and
+    `authority` may point it elsewhere. It comes before the mint's InitializeMint."""
     data = bytes([39, 0]) + bytes(authority) + bytes(mint)
     return Instruction(TOKEN_2022_PROGRAM, data, [AccountMeta(mint, False, True)])
 
@@ -96,6 +101,9 @@ def metadata_pointer_initialize(mint: Pubkey, authority: Pubkey) -> Instruction:
 def metadata_initialize(
     mint: Pubkey, update_authority: Pubkey, mint_authority: Pubkey, name: str, symbol: str, uri: str
 ) -> Instruction:
+    """Token-2022 token-metadata Initialize: `name`, `symbol` and `uri` in the mint's own
+    metadata extension, signed by `mint_authority`; the mint must already hold the rent
+    for `metadata_size` more bytes."""
     data = _METADATA_INIT + _lp_string(name) + _lp_string(symbol) + _lp_string(uri)
     accounts = [
         AccountMeta(mint, False, True),
@@ -113,6 +121,7 @@ def metadata_size(name: str, symbol: str, uri: str) -> int:
 
 
 def memo(text: str, signer: Pubkey) -> Instruction:
+    """An SPL Memo instruction carrying `text` (UTF-8), signed by `signer`."""
     return Instruction(MEMO_PROGRAM, text.encode(), [AccountMeta(signer, True, False)])
 
 
@@ -143,6 +152,10 @@ def execute(
 
 @dataclass(frozen=True)
 class MintState:
+    """A mint as `read_mint` reads it: supply in base units, decimals, authorities (None
+    when unset), and the name, symbol, uri and update authority of its Token-2022
+    metadata (None without it)."""
+
     supply: int
     decimals: int
     mint_authority: Pubkey | None
@@ -197,12 +210,17 @@ def read_mint(data: bytes) -> MintState:
 
 @dataclass(frozen=True)
 class TokenAccountState:
+    """A token account as `read_token_account` reads it: its mint, its owner, and
+    `amount` in base units."""
+
     mint: Pubkey
     owner: Pubkey
     amount: int
 
 
 def read_token_account(data: bytes) -> TokenAccountState:
+    """An SPL or Token-2022 token account's mint, owner and amount; ValueError when
+    `data` is too short to be one."""
     if len(data) < 72:
         raise ValueError("not a token account")
     return TokenAccountState(
@@ -229,6 +247,7 @@ def asset_data(owner: Pubkey, update_authority: Pubkey, name: str, uri: str) -> 
 
 
 def asset_owner(data: bytes) -> Pubkey:
+    """The owner of an mpl-core AssetV1 account; ValueError when `data` is not one."""
     if len(data) < 33 or data[0] != ASSET_V1_KEY:
         raise ValueError("not an mpl-core asset")
     return Pubkey.from_bytes(data[1:33])

@@ -80,6 +80,7 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def json_body(response: httpx.Response) -> Any:
+    """The answer's JSON; `UnexpectedResponseError` when it is not JSON."""
     try:
         return response.json()
     except ValueError:
@@ -87,10 +88,13 @@ def json_body(response: httpx.Response) -> Any:
 
 
 def parse(model: type[M], response: httpx.Response) -> M:
+    """The answer's JSON as `model` (see `parse_body`)."""
     return parse_body(model, json_body(response), response)
 
 
 def parse_body(model: type[M], body: Any, response: httpx.Response) -> M:
+    """`body` as `model`; `UnexpectedResponseError` for a `{success: false}` envelope or
+    a body that does not match the model (its first five problems named)."""
     if isinstance(body, dict) and body.get("success") is False:
         error, details = _error_text(body, response.status_code)
         raise _unexpected(response, error, body, details)

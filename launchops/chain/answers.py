@@ -132,6 +132,8 @@ def describe_err(err: Any) -> str:
 
 
 def malformed(url: str, why: str) -> RpcUnavailable:
+    """The error for an answer that is not the JSON-RPC expected (`why` says how): an
+    `RpcUnavailable`, transient, for the caller to raise."""
     return RpcUnavailable(f"RPC {url}: a malformed answer ({why})")
 
 

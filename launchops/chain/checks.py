@@ -91,6 +91,9 @@ def check_fund(
     memo: str,
     tables: Tables | None = None,
 ) -> None:
+    """Refuse (`TransactionRefused`) a fund that is not exactly one System transfer of
+    `lamports` from `sender` to `agent`'s wallet and one memo of `memo`, with `sender`
+    the only signer; compute-budget instructions pass."""
     wallet = p.agent_wallet(agent)
     _only_signer(tx, sender)
     keys = account_keys(tx, tables)
@@ -135,6 +138,9 @@ def check_withdraw(
     lamports: int,
     tables: Tables | None = None,
 ) -> None:
+    """Refuse (`TransactionRefused`) a withdraw that is not exactly one mpl-core Execute
+    by which `agent`'s wallet transfers `lamports` to `sender`, its owner and the only
+    signer; compute-budget instructions pass."""
     wallet = p.agent_wallet(agent)
     _only_signer(tx, sender)
     keys = account_keys(tx, tables)

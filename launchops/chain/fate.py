@@ -22,6 +22,9 @@ from launchops.errors import RpcUnavailable
 
 
 class Fate(StrEnum):
+    """The verdict of `fate` on a create's transactions: alive, provably dead (a create
+    again is safe), or unknown (ask again later)."""
+
     ALIVE = "alive"  # its blockhash is still valid, or something of it is on chain
     DEAD = "dead"  # provably: nothing of it landed and nothing of it ever can
     UNKNOWN = "unknown"  # the answers were too old to tell: ask again

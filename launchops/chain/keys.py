@@ -29,6 +29,9 @@ class KeypairPermissionWarning(UserWarning):
 def load_keypair(
     source: str, *, state_dir: Path, resolver: Callable[[str], str] | None = None
 ) -> Keypair:
+    """The keypair `source` names (`file:PATH`, `env:VAR`, `prefect-secret:NAME` through
+    `resolver`, `sandbox` kept in `state_dir`, or a bare path). `KeypairError` when it
+    cannot be loaded; a file others can read warns (`KeypairPermissionWarning`)."""
     kind, _, value = source.partition(":")
     if kind == "sandbox" and not value:
         return _sandbox_keypair(state_dir / "sandbox-keypair.json")

@@ -9,6 +9,9 @@ LEVELS = {"processed": 0, "confirmed": 1, "finalized": 2}
 
 @dataclass(frozen=True)
 class Landing:
+    """A signature seen on chain: its slot, the commitment `level` it reached, and its
+    error on chain (None when it succeeded)."""
+
     slot: int
     level: str  # processed, confirmed or finalized
     err: str | None = None  # the transaction's error on chain, if it failed there

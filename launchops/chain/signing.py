@@ -19,6 +19,7 @@ AnyMessage = Message | MessageV0 | MessageV1
 
 
 def required_signers(tx: VersionedTransaction) -> list[Pubkey]:
+    """The keys whose signatures the transaction needs, in the order of its signature slots."""
     return list(tx.message.account_keys[: tx.message.header.num_required_signatures])
 
 

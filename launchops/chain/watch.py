@@ -151,6 +151,9 @@ class SignatureFeed:
 
 @dataclass(frozen=True)
 class Seen:
+    """What `StatusWatcher.next` learned of a signature: its landing (None: not landed
+    yet), and the block height when asked for and it had not landed."""
+
     landing: Landing | None
     block_height: int | None  # known when the signature had not landed
 

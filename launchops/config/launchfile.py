@@ -67,6 +67,8 @@ _CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,?#LW-]+$")
 
 
 class Links(StrictModel):
+    """`externalLinks:` of a launch file: a website (an http(s) URL), Twitter and Telegram."""
+
     website: HttpUrl | None = None
     twitter: str | None = None
     telegram: str | None = None
@@ -258,6 +260,8 @@ def config_hash(config: LaunchConfig, agent: AgentLink | None = None) -> str:
 
 
 def launch_key(config: LaunchConfig, given: str | None, agent: AgentLink | None = None) -> str:
+    """A launch's journal key: `given` (the file's `id`) when there is one, else `h-` and
+    16 hex digits of its `config_hash`."""
     return given or f"h-{config_hash(config, agent)[:16]}"
 
 

@@ -91,6 +91,8 @@ class StrictModel(WireModel):
 
 
 class Duration(StrictModel):
+    """A duration in a launch file: `value` `unit`s, at most 100 years."""
+
     value: DurationValue
     unit: TimeUnit
 
@@ -101,11 +103,18 @@ class Duration(StrictModel):
 
 
 class CliffRecipe(StrictModel):
+    """`cliff:` of a locked allocation: its `duration`, and `unlockAmount`, `linear` or a
+    number of whole tokens released at the cliff."""
+
     duration: Duration
     unlock_amount: TokenAmount | str = "linear"
 
 
 class LockedRecipe(StrictModel):
+    """One of `lockedAllocations:`: `tokenAmount` whole tokens vesting to `recipient`
+    through Streamflow, from `vestingStartTime` over `vestingDuration`, unlocking every
+    `unlockSchedule`."""
+
     name: Text(1, 64)
     recipient: PublicKey
     token_amount: TokenAmount
@@ -149,6 +158,11 @@ class LockedRecipe(StrictModel):
 
 
 class LaunchpoolRecipe(StrictModel):
+    """`launchpool:`: `tokenAllocation` tokens for a 48-hour deposit window from
+    `depositStartTime`, `raiseGoal` whole quote tokens to reach, and
+    `raydiumLiquidityBps` (2000 to 10000) of the raise for the pool; compiled as the
+    module's text says."""
+
     token_allocation: TokenAmount
     deposit_start_time: Timestamp
     raise_goal: QuoteAmount
@@ -243,6 +257,11 @@ class LaunchpoolRecipe(StrictModel):
 
 
 class PresaleRecipe(StrictModel):
+    """`presale:`: `tokenAllocation` tokens sold for up to `quoteCap` whole quote
+    tokens between `depositStartTime` and `depositEndTime`, claimed from
+    `claimStartTime`; the raise goes to `fundsRecipient` (default: the creator), the
+    rest of the supply to the creator."""
+
     token_allocation: TokenAmount
     quote_cap: QuoteAmount
     deposit_start_time: Timestamp

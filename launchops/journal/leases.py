@@ -85,6 +85,8 @@ def renew(conn: Connection, lease: Lease, ttl: float) -> bool:
 
 
 def release(conn: Connection, lease: Lease) -> None:
+    """Give the lease back if `lease` (owner and fencing number) still holds it;
+    else nothing happens."""
     conn.execute(
         update(launches).where(*held_by(lease)).values(lease_owner=None, lease_expires=None)
     )

@@ -28,10 +28,13 @@ from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, transit
 
 
 def now() -> datetime:
+    """The current time, aware and in UTC: the stamp of every write."""
     return datetime.now(UTC)
 
 
 def utc(value: datetime | None) -> datetime | None:
+    """`value` as an aware UTC datetime (a naive one is UTC, as SQLite hands it
+    back); None stays None."""
     # SQLite hands back naive datetimes; everything here is UTC.
     return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
@@ -54,6 +57,9 @@ ADDED_COLUMNS = {
 
 
 def create_tables(engine: Engine) -> None:
+    """Create the journal's tables where missing, and add the columns an older journal
+    lacks (`ADDED_COLUMNS`); on PostgreSQL under an advisory lock, so workers starting
+    together do not race."""
     with engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             # Workers starting together would race CREATE TABLE; one at a time.
@@ -66,6 +72,7 @@ def create_tables(engine: Engine) -> None:
 
 
 def read_record(conn: Connection, key: str) -> LaunchRecord | None:
+    """The journal entry `key` with all its create attempts, or None when there is none."""
     row = conn.execute(select(launches).where(launches.c.key == key)).first()
     if row is None:
         return None
@@ -78,10 +85,13 @@ def read_record(conn: Connection, key: str) -> LaunchRecord | None:
 def add_event(
     conn: Connection, key: str, step: str, message: str, at: datetime | None = None
 ) -> None:
+    """Add a line to the entry's event log: `step` and `message`, at `at` (default: now)."""
     conn.execute(insert(events).values(key=key, at=at or now(), step=str(step), message=message))
 
 
 def sqlite_pragmas(connection: Any, _: Any) -> None:
+    """A SQLite connection's settings, on connect: WAL, a 30-second busy timeout,
+    synchronous=normal."""
     cursor = connection.cursor()
     cursor.execute("pragma journal_mode=wal")
     cursor.execute("pragma busy_timeout=30000")
@@ -218,6 +228,8 @@ def reset_launch(conn: Connection, key: str, **values: Any) -> None:
 
 
 def anything_sent(conn: Connection, key: str) -> bool:
+    """Whether any transaction of any attempt of the launch was sent (one the
+    node refused counts)."""
     rows = conn.execute(select(attempts.c.sends).where(attempts.c.key == key)).all()
     return any(any(s.get("sent") for s in (row.sends or [])) for row in rows)
 
@@ -239,14 +251,17 @@ def replaceable(conn: Connection, key: str, state: LaunchState) -> bool:
 
 
 def encoded(signed: Sequence[bytes]) -> list[str]:
+    """Signed transactions as base64 text, as the journal keeps them."""
     return [base64.b64encode(t).decode() for t in signed]
 
 
 def sends_json(sends: Sequence[Send]) -> list[dict[str, Any]]:
+    """Sends as the journal keeps them, in JSON."""
     return [s.to_json() for s in sends]
 
 
 def attempt_of(row: Any) -> Attempt:
+    """A create attempt's row as an `Attempt`."""
     return Attempt(
         number=row.number,
         created=Created.from_json(row.created),
@@ -257,6 +272,8 @@ def attempt_of(row: Any) -> Attempt:
 
 
 def record_of(row: Any, attempt_rows: list[Any]) -> LaunchRecord:
+    """A launch row and its attempt rows as a `LaunchRecord`; `current` is the attempt it
+    is at (None before the first)."""
     converted = [attempt_of(a) for a in attempt_rows]
     current = next((a for a in converted if a.number == row.attempt), None)
     return LaunchRecord(

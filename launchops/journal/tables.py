@@ -10,10 +10,14 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
 class Base(DeclarativeBase):
-    pass
+    """The declarative base of the journal's tables: its `metadata` creates them all."""
 
 
 class LaunchRow(Base):
+    """One journal entry (`kind`: a launch, fund, withdraw, claim or agent mint):
+    its config, state, mint and genesis, result, last error, and lease (owner,
+    expiry, fencing number)."""
+
     __tablename__ = "launches"
 
     key: Mapped[str] = mapped_column(String(80), primary_key=True)
@@ -56,6 +60,9 @@ class AttemptRow(Base):
 
 
 class EventRow(Base):
+    """The event log: one line per step or lease change of an entry, by `key`, in
+    the order of `id`."""
+
     __tablename__ = "events"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

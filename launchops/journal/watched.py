@@ -34,6 +34,9 @@ W = WatchedRow.__table__
 
 @dataclass(frozen=True)
 class Watched:
+    """What the launch watch keeps of a registered launch: the last status the service
+    gave and the last one announced; `settled` once a final status was announced."""
+
     key: str
     genesis: str
     network: str
@@ -46,6 +49,8 @@ class Watched:
 
 
 async def watched(journal: Journal) -> dict[str, Watched]:
+    """Every launch the watch keeps, by key (its table made first if the journal predates it)."""
+
     def read() -> dict[str, Watched]:
         W.create(journal.engine, checkfirst=True)  # a journal made before the watch
         with journal.engine.connect() as conn:

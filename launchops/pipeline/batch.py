@@ -339,6 +339,7 @@ def _failure(key: str | None, exc: Exception) -> str:
 
 
 def counts(rows: list[BatchRow]) -> dict[str, int]:
+    """How many rows are in each state, by state (sorted by name)."""
     found: dict[str, int] = {}
     for row in rows:
         found[row.state] = found.get(row.state, 0) + 1
@@ -359,6 +360,8 @@ def write_reports(rows: list[BatchRow], folder: Path, name: str) -> tuple[Path, 
 
 
 def report_name(prefix: str) -> str:
+    """A report's file name without its suffix: `prefix` and the UTC time to the second,
+    e.g. `batch-20250101T120000Z`."""
     return f"{prefix}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
 
 

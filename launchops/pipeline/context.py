@@ -47,6 +47,10 @@ def _quiet(key: str, step: str, message: str) -> None:
 
 @dataclass
 class LaunchContext:
+    """Everything the steps run with (see the module's text), made by `open_context`, and
+    this worker's leases, held as `owner`: `acquire` takes a launch's lease and keeps it
+    renewed until `release`."""
+
     profile: Profile
     client: AsyncServiceClient
     rpc: ChainRpc
@@ -186,6 +190,8 @@ def _dead_here(owner: str) -> bool:
 
 
 def sandbox_running(rpc_url: str, timeout: float = 1.0) -> bool:
+    """Whether an RPC answers `getHealth` at `rpc_url` with HTTP 200 within `timeout`
+    seconds: then no embedded sandbox is started."""
     try:
         answer = httpx.post(
             rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}, timeout=timeout
