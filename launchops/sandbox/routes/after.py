@@ -28,15 +28,14 @@ from launchops.sandbox.routes.errors import envelope, read_error
 from launchops.sandbox.routes.state import Service
 
 router = APIRouter(tags=["after the launch"])
+Address = Annotated[str, Path(max_length=100)]  # a base58 address in the path
 READ_ENVELOPE_PATHS = ("/v1/launches", "/v1/creator-rewards/claim")
 """Paths (GET /v1/launches and below, and the claim) whose errors are `{error: {message}}`."""
 
 
 @router.get("/v1/launches/{genesis_address}")
 async def launch_status(
-    service: Service,
-    genesis_address: Annotated[str, Path(max_length=100)],
-    network: Network = Network.MAINNET,
+    service: Service, genesis_address: Address, network: Network = Network.MAINNET
 ) -> JSONResponse:
     detail = service.statuses.detail(genesis_address, network)
     if detail is None:
@@ -75,9 +74,7 @@ async def mint_agent(service: Service, body: Annotated[MintAgentRequest, Body()]
 
 @router.get("/v1/agents/{address}")
 async def agent(
-    service: Service,
-    address: Annotated[str, Path(max_length=100)],
-    network: Network = Network.MAINNET,
+    service: Service, address: Address, network: Network = Network.MAINNET
 ) -> JSONResponse:
     found = service.registry.agent(address, network)
     if found is None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -18,6 +18,9 @@ from launchops.api.models import (
 )
 from launchops.sandbox.routes.errors import envelope, not_a_key, public_key
 from launchops.sandbox.routes.state import Service
+
+if TYPE_CHECKING:
+    from solders.pubkey import Pubkey
 
 CARD_CACHE = "max-age=60, stale-while-revalidate=600"
 BoolText = Literal["true", "false"]
@@ -77,11 +80,9 @@ async def agent_card(
 async def fund(
     service: Service, address: str, body: Annotated[FundRequest, Body()]
 ) -> JSONResponse:
-    asset = public_key(address)
-    if asset is None:
-        return not_a_key("address")
-    if service.registry.agent(address, body.network) is None:
-        return envelope(404, "Agent not found")
+    asset = _agent_asset(service, address, body.network)
+    if isinstance(asset, JSONResponse):
+        return asset
     return JSONResponse(service.registry.build_fund(asset, body).to_wire())
 
 
@@ -89,12 +90,23 @@ async def fund(
 async def withdraw(
     service: Service, address: str, body: Annotated[WithdrawRequest, Body()]
 ) -> JSONResponse:
-    asset = public_key(address)
-    if asset is None:
-        return not_a_key("address")
+    asset = _agent_asset(service, address, body.network)
+    if isinstance(asset, JSONResponse):
+        return asset
     owner = service.registry.asset_owner(asset)
-    if owner is None or service.registry.agent(address, body.network) is None:
+    if owner is None:
         return envelope(404, "Agent not found")
     if owner != body.sender:
         return envelope(403, "Only the agent owner can withdraw funds")
     return JSONResponse(service.registry.build_withdraw(asset, body).to_wire())
+
+
+def _agent_asset(service: Any, address: str, network: Network) -> Pubkey | JSONResponse:
+    """The agent's asset key, or what the service answers instead: 400 for an address
+    that is no key, 404 for an agent it does not know on the network."""
+    asset = public_key(address)
+    if asset is None:
+        return not_a_key("address")
+    if service.registry.agent(address, network) is None:
+        return envelope(404, "Agent not found")
+    return asset
