@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from launchops.after_results import (
     AgentResult,
@@ -19,7 +19,7 @@ from launchops.after_results import (
     StatusChange,
     WatchResult,
 )
-from launchops.library import UnknownLaunch, opened, run_sync
+from launchops.library import UnknownLaunch, blocking, opened
 
 if TYPE_CHECKING:
     from solders.pubkey import Pubkey
@@ -154,6 +154,27 @@ async def _key_of(ctx: LaunchContext, genesis: str) -> str | None:
     return next((r.key for r in await ctx.journal.all() if r.genesis == genesis), None)
 
 
+async def claim_all_in(
+    ctx: LaunchContext,
+    wallets: str | Path | None = None,
+    wallet: str | None = None,
+    payer: str | None = None,
+    *,
+    call: StepCaller | None = None,
+    source: str | None = None,
+) -> list[ClaimResult]:
+    """The wallets of the YAML list `wallets` (else the one `wallet`, else the profile's),
+    each claimed by `claim_rewards_in`, one after the other."""
+    from launchops.pipeline.claims import read_wallets
+
+    rows = read_wallets(Path(wallets)) if wallets else [{"wallet": wallet, "payer": payer}]
+    where = source or (str(wallets) if wallets else "command line")
+    return [
+        await claim_rewards_in(ctx, row["wallet"], row["payer"], call=call, source=where)
+        for row in rows
+    ]
+
+
 # ── opening the profile's context ───────────────────────────────────────────
 
 
@@ -221,29 +242,15 @@ async def watch_launches(
         return await watch_launches_in(ctx, keys, emit)
 
 
-def mint_agent_sync(file: str | Path, **options: Any) -> AgentResult:
-    """`mint_agent`, blocking (same options)."""
-    return run_sync(mint_agent(file, **options))
-
-
-def claim_rewards_sync(
-    wallet: str | None = None, payer: str | None = None, **options: Any
-) -> ClaimResult:
-    """`claim_rewards`, blocking (same options)."""
-    return run_sync(claim_rewards(wallet, payer, **options))
-
-
-def launch_status_sync(genesis_or_key: str, **options: Any) -> LaunchStatusResult:
-    """`launch_status`, blocking (same options)."""
-    return run_sync(launch_status(genesis_or_key, **options))
-
-
-def list_launches_sync(status: str | None = None, **options: Any) -> list[LaunchStatusResult]:
-    """`list_launches`, blocking (same options)."""
-    return run_sync(list_launches(status, **options))
+mint_agent_sync = blocking(mint_agent)
+claim_rewards_sync = blocking(claim_rewards)
+launch_status_sync = blocking(launch_status)
+list_launches_sync = blocking(list_launches)
+watch_launches_sync = blocking(watch_launches)
 
 
 __all__ = [
+    "claim_all_in",
     "claim_rewards",
     "claim_rewards_in",
     "claim_rewards_sync",
@@ -259,4 +266,5 @@ __all__ = [
     "mint_agent_sync",
     "watch_launches",
     "watch_launches_in",
+    "watch_launches_sync",
 ]

@@ -6,11 +6,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from launchops.results import json_of
 from launchops.states import Kind, LaunchState, done
 
 if TYPE_CHECKING:
     from launchops.api.after import LaunchDetail
     from launchops.journal.records import LaunchRecord
+
+
+def _journaled(record: LaunchRecord) -> dict[str, Any]:
+    """What every journaled run's result takes from its record."""
+    signatures = tuple(record.signatures)
+    return {
+        "key": record.key,
+        "state": record.state,
+        "network": record.network,
+        "signatures": signatures,
+        "attempts": record.attempt,
+        "error": record.last_error,
+    }
 
 
 @dataclass(frozen=True)
@@ -32,27 +46,10 @@ class AgentResult:
 
     @classmethod
     def of(cls, record: LaunchRecord) -> AgentResult:
-        return cls(
-            key=record.key,
-            state=record.state,
-            network=record.network,
-            asset=record.mint,
-            signatures=tuple(record.signatures),
-            attempts=record.attempt,
-            error=record.last_error,
-        )
+        return cls(**_journaled(record), asset=record.mint)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "state": str(self.state),
-            "finished": self.finished,
-            "network": self.network,
-            "asset": self.asset,
-            "signatures": list(self.signatures),
-            "attempts": self.attempts,
-            "error": self.error,
-        }
+        return json_of(self, finished=self.finished)
 
 
 @dataclass(frozen=True)
@@ -81,34 +78,16 @@ class ClaimResult:
     def of(cls, record: LaunchRecord) -> ClaimResult:
         result = record.result or {}
         return cls(
-            key=record.key,
+            **_journaled(record),
             wallet=str(record.config.get("wallet")),
-            network=record.network,
-            state=record.state,
             nothing_to_claim=bool(result.get("nothingToClaim")),
             lamports_before=result.get("lamportsBefore"),
             lamports_after=result.get("lamportsAfter"),
             claimed=result.get("claimed"),
-            signatures=tuple(record.signatures),
-            attempts=record.attempt,
-            error=record.last_error,
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "wallet": self.wallet,
-            "network": self.network,
-            "state": str(self.state),
-            "finished": self.finished,
-            "nothingToClaim": self.nothing_to_claim,
-            "lamportsBefore": self.lamports_before,
-            "lamportsAfter": self.lamports_after,
-            "claimed": self.claimed,
-            "signatures": list(self.signatures),
-            "attempts": self.attempts,
-            "error": self.error,
-        }
+        return json_of(self, finished=self.finished)
 
 
 @dataclass(frozen=True)
@@ -149,19 +128,7 @@ class LaunchStatusResult:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "genesisAddress": self.genesis_address,
-            "status": self.status,
-            "mechanic": self.mechanic,
-            "name": self.name,
-            "symbol": self.symbol,
-            "mint": self.mint,
-            "launchPage": self.launch_page,
-            "graduatedAt": self.graduated_at,
-            "startTime": self.start_time,
-            "endTime": self.end_time,
-        }
+        return json_of(self)
 
 
 @dataclass(frozen=True)
@@ -175,13 +142,7 @@ class StatusChange:
     previous: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "genesisAddress": self.genesis_address,
-            "network": self.network,
-            "status": self.status,
-            "previous": self.previous,
-        }
+        return json_of(self)
 
 
 @dataclass(frozen=True)

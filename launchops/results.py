@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,29 @@ from launchops.states import NEEDS_A_PERSON, RESUMABLE, LaunchState, done
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
     from launchops.journal.records import LaunchRecord
+
+
+def camel(name: str) -> str:
+    """`launch_page` -> `launchPage`, as the service spells its JSON."""
+    first, *rest = name.split("_")
+    return first + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def json_of(result: Any, **derived: Any) -> dict[str, Any]:
+    """A frozen result as `--json` prints it: `key` and `state` first, then what it
+    derives (`finished`, ...), then every other field; camelCase keys, states as text,
+    tuples as lists, mappings as dicts."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, Enum):
+            return str(value)
+        if isinstance(value, tuple):
+            return [plain(v) for v in value]
+        return dict(value) if isinstance(value, Mapping) else value
+
+    values = {camel(f.name): plain(getattr(result, f.name)) for f in fields(result)}
+    first = {k: values.pop(k) for k in ("key", "state") if k in values}
+    return {**first, **{camel(k): v for k, v in derived.items()}, **values}
 
 
 @dataclass(frozen=True)
@@ -82,24 +106,10 @@ class LaunchResult:
 
     def to_json(self) -> dict[str, Any]:
         """The result as `--json` prints it."""
-        return {
-            "key": self.key,
-            "state": str(self.state),
-            "finished": self.finished,
-            "resumable": self.resumable,
-            "needsAPerson": self.needs_a_person,
-            "network": self.network,
-            "launchPage": self.launch_page,
-            "launchId": self.launch_id,
-            "tokenId": self.token_id,
-            "mint": self.mint,
-            "genesisAccount": self.genesis_account,
-            "attempts": self.attempts,
-            "signatures": list(self.signatures),
-            "explorer": dict(self.explorer),
-            "error": self.error,
-            "errorDetails": list(self.error_details) or None,
-        }
+        found = json_of(self, finished=self.finished, resumable=self.resumable)
+        found["needsAPerson"] = self.needs_a_person
+        found["errorDetails"] = found["errorDetails"] or None
+        return found
 
 
 @dataclass(frozen=True)
@@ -158,4 +168,4 @@ class BatchResult:
         return {**self.raw, "parts": dict(self.parts)}
 
 
-__all__ = ["BatchItem", "BatchResult", "LaunchResult"]
+__all__ = ["BatchItem", "BatchResult", "LaunchResult", "camel", "json_of"]

@@ -11,8 +11,6 @@ again. An answer that was never journaled was never signed, so it can never land
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +23,16 @@ from launchops.api.after import AgentMetadata, MintAgentRequest
 from launchops.chain.checks import _accounts, _transfer, account_keys
 from launchops.config.files import parse_yaml, read_text
 from launchops.errors import APIStatusError, LaunchFileError, Problem, TransactionRefused
-from launchops.journal.records import Created, LaunchRecord
+from launchops.journal.records import LaunchRecord
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import (
     StepFunction,
+    begin_order,
+    config_digest,
     confirm,
     next_attempt,
     previous_dead,
+    record_built,
     refused,
     sign_checked,
     submit,
@@ -99,8 +100,7 @@ def mint_request(ctx: LaunchContext, file: AgentFile, path: Path) -> dict[str, A
 
 
 def agent_key(file: AgentFile, config: dict[str, Any]) -> str:
-    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
-    return f"agent-{file.id or digest[:16]}"
+    return f"agent-{file.id or config_digest(config)[:16]}"
 
 
 async def begin_agent(ctx: LaunchContext, path: Path) -> LaunchRecord:
@@ -108,15 +108,9 @@ async def begin_agent(ctx: LaunchContext, path: Path) -> LaunchRecord:
     file = read_agent_file(path)
     config = mint_request(ctx, file, path)
     key = agent_key(file, config)
-    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
-    ctx.progress(key, Step.VALIDATE, f"{path} -> {key}")
-    return await ctx.journal.begin(
-        key,
-        kind=Kind.AGENT,
-        config=config,
-        config_hash=digest,
-        network=config["network"],
-        source=str(path),
+    note = f"{path} -> {key}"
+    return await begin_order(
+        ctx, key, Kind.AGENT, config, network=config["network"], source=str(path), note=note
     )
 
 
@@ -146,13 +140,8 @@ async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
     except APIStatusError as exc:
         await refused(ctx, record, exc)
         return
-    created = Created(
-        transactions=(built.tx,),
-        blockhash=built.blockhash.blockhash,
-        last_valid_block_height=built.blockhash.last_valid_block_height,
-        mint=built.asset_address,  # what proves the mint landed, as a launch's mint does
-    )
-    await ctx.journal.record_created(record.key, number, created)
+    # the asset proves the mint landed, as a launch's mint does
+    await record_built(ctx, record, number, (built.tx,), built, built.asset_address)
 
 
 def check_mint(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:

@@ -14,8 +14,6 @@ the wallet's next (`claim-<wallet>-<n>`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ from solders.transaction import VersionedTransaction
 
 from launchops.api import programs as p
 from launchops.api.after import NothingToClaim
-from launchops.chain.checks import Tables, _accounts, _transfer, account_keys, lookup_tables
+from launchops.chain.checks import Tables, _accounts, _transfer, account_keys
 from launchops.config.files import parse_yaml, read_text
 from launchops.errors import (
     APIStatusError,
@@ -33,16 +31,18 @@ from launchops.errors import (
     Problem,
     TransactionRefused,
 )
-from launchops.journal.records import Created, LaunchRecord
+from launchops.journal.records import LaunchRecord
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import (
     Check,
     StepFunction,
     at_commitment,
+    begin_order,
     next_attempt,
     previous_dead,
+    record_built,
     refused,
-    sign_checked,
+    sign_through_tables,
     submit,
 )
 from launchops.states import Kind, LaunchState, Step, terminal
@@ -94,15 +94,9 @@ async def begin_claim(
     number = 1 + max((int(r.config.get("number", 0)) for r in mine), default=0)
     config = {**order, "number": number}
     key = f"claim-{order['wallet']}-{number}"
-    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
-    ctx.progress(key, Step.VALIDATE, f"claim {number} of {order['wallet']}")
-    return await ctx.journal.begin(
-        key,
-        kind=Kind.CLAIM,
-        config=config,
-        config_hash=digest,
-        network=order["network"],
-        source=source,
+    note = f"claim {number} of {order['wallet']}"
+    return await begin_order(
+        ctx, key, Kind.CLAIM, config, network=order["network"], source=source, note=note
     )
 
 
@@ -134,12 +128,7 @@ async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
             state=LaunchState.CONFIRMED,
         )
         return
-    created = Created(
-        transactions=tuple(answer.transactions),
-        blockhash=answer.blockhash.blockhash,
-        last_valid_block_height=answer.blockhash.last_valid_block_height,
-    )
-    await ctx.journal.record_created(record.key, number, created)
+    await record_built(ctx, record, number, answer.transactions, answer)
 
 
 def checker(tables: Tables) -> Check:
@@ -174,14 +163,7 @@ async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
         step=Step.SIGN,
         message=f"wallet holds {before} lamports before the claim",
     )
-    attempt = record.current
-    assert attempt is not None
-    tables = [
-        table
-        for raw in attempt.created.transactions
-        for table in lookup_tables(VersionedTransaction.from_bytes(raw))
-    ]
-    await sign_checked(ctx, record, checker(await ctx.rpc.lookup_tables(tables)))
+    await sign_through_tables(ctx, record, checker)
 
 
 async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:

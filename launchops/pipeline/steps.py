@@ -10,13 +10,17 @@ the submission engine is `submission.py`.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
 from launchops.api.models import RegisterLaunchResponse
+from launchops.chain.checks import Tables, lookup_tables
 from launchops.chain.fate import Fate, fate
 from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
@@ -26,14 +30,57 @@ from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
 from launchops.pipeline.submission import Submission
 from launchops.retries import INDEXER_WAIT, not_indexed_yet
-from launchops.states import LaunchState, Step
+from launchops.states import Kind, LaunchState, Step
 
 S = LaunchState
 StepFunction = Callable[[LaunchContext, LaunchRecord], Awaitable[None]]
 Check = Callable[[LaunchContext, LaunchRecord, bytes], None]
 
 
-# ── create ──────────────────────────────────────────────────────────────────
+# ── begin and create ────────────────────────────────────────────────────────
+
+
+def config_digest(config: Mapping[str, Any]) -> str:
+    """The hash a journal entry keeps of its configuration (a changed file shows)."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+
+
+async def begin_order(
+    ctx: LaunchContext,
+    key: str,
+    kind: Kind,
+    config: dict[str, Any],
+    *,
+    network: str,
+    source: str,
+    note: str,
+) -> LaunchRecord:
+    """Record an order (an agent file, a claim, a transfer) in the journal (state
+    `validated`), or find it there; `note` is its progress line."""
+    ctx.progress(key, Step.VALIDATE, note)
+    digest = config_digest(config)
+    return await ctx.journal.begin(
+        key, kind=kind, config=config, config_hash=digest, network=network, source=source
+    )
+
+
+async def record_built(
+    ctx: LaunchContext,
+    record: LaunchRecord,
+    number: int,
+    transactions: Sequence[bytes],
+    built: Any,
+    mint: Any = None,
+) -> None:
+    """Keep the transactions the service built for attempt `number`, with the blockhash it
+    answered (`built.blockhash`), as its create; `mint`: the account that proves it landed."""
+    created = Created(
+        transactions=tuple(transactions),
+        blockhash=built.blockhash.blockhash,
+        last_valid_block_height=built.blockhash.last_valid_block_height,
+        mint=mint,
+    )
+    await ctx.journal.record_created(record.key, number, created)
 
 
 async def next_attempt(ctx: LaunchContext, record: LaunchRecord) -> int | None:
@@ -161,6 +208,21 @@ async def sign_checked(
         return
     sends = [Send(t.signatures[0]) for t in signed]
     await ctx.journal.record_signed(record.key, attempt.number, [bytes(t) for t in signed], sends)
+
+
+async def sign_through_tables(
+    ctx: LaunchContext, record: LaunchRecord, checker: Callable[[Tables], Check]
+) -> None:
+    """Resolve the lookup tables the transactions load accounts from (over RPC), check
+    what they move through them (`checker(tables)`), and sign them."""
+    attempt = record.current
+    assert attempt is not None
+    keys: Sequence[Any] = [
+        table
+        for raw in attempt.created.transactions
+        for table in lookup_tables(VersionedTransaction.from_bytes(raw))
+    ]
+    await sign_checked(ctx, record, checker(await ctx.rpc.lookup_tables(list(keys))))
 
 
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:

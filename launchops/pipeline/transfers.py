@@ -9,8 +9,6 @@ Give a new id to repeat a transfer on purpose.
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +19,21 @@ from solders.transaction import VersionedTransaction
 from launchops.api.amounts import lamports
 from launchops.api.fields import problems_of
 from launchops.api.models import FundRequest, WithdrawRequest
-from launchops.chain.checks import Tables, check_fund, check_withdraw, lookup_tables
+from launchops.chain.checks import Tables, check_fund, check_withdraw
 from launchops.config.files import parse_yaml, read_text
 from launchops.errors import APIStatusError, InvalidInputError, LaunchFileError, Problem
-from launchops.journal.records import Created, LaunchRecord, TransferOrder
+from launchops.journal.records import LaunchRecord, TransferOrder
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.steps import (
     Check,
     StepFunction,
+    begin_order,
+    config_digest,
     confirm,
     next_attempt,
+    record_built,
     refused,
-    sign_checked,
+    sign_through_tables,
     submit,
 )
 from launchops.states import Kind, Step, done
@@ -68,9 +69,9 @@ def transfer_order(
 
 
 def transfer_key(kind: Kind, order: TransferOrder, given: str | None = None) -> str:
-    digest = hashlib.sha256(
-        json.dumps({"kind": str(kind), **order.to_json()}, sort_keys=True).encode()
-    ).hexdigest()
+    """A transfer's journal key: `given` when there is one, else its kind and 16 hex
+    digits of a hash of what it moves (the same transfer twice is one key)."""
+    digest = config_digest({"kind": str(kind), **order.to_json()})
     return given or f"{kind}-{digest[:16]}"
 
 
@@ -85,16 +86,17 @@ async def begin_transfer(
     given_id: str | None = None,
     source: str = "command line",
 ) -> LaunchRecord:
+    """Check a fund or withdraw of `amount` SOL from the profile's wallet and record it
+    in the journal (state `validated`), or find it there if recorded before;
+    `InvalidInputError` when the agent, amount or memo is not valid."""
     kind = Kind(kind)
     order = transfer_order(
         kind, agent, amount, memo, network or str(ctx.profile.network), ctx.wallet
     )
     key = transfer_key(kind, order, given_id)
-    config = order.to_json()
-    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
-    ctx.progress(key, Step.VALIDATE, f"{kind} {order.amount} SOL, agent {agent}")
-    return await ctx.journal.begin(
-        key, kind=kind, config=config, config_hash=digest, network=order.network, source=source
+    note = f"{kind} {order.amount} SOL, agent {agent}"
+    return await begin_order(
+        ctx, key, kind, order.to_json(), network=order.network, source=source, note=note
     )
 
 
@@ -117,12 +119,7 @@ async def build(ctx: LaunchContext, record: LaunchRecord) -> None:
     except APIStatusError as exc:
         await refused(ctx, record, exc)
         return
-    created = Created(
-        transactions=(built.tx,),
-        blockhash=built.blockhash.blockhash,
-        last_valid_block_height=built.blockhash.last_valid_block_height,
-    )
-    await ctx.journal.record_created(record.key, number, created)
+    await record_built(ctx, record, number, (built.tx,), built)
 
 
 def checker(tables: Tables) -> Check:
@@ -146,14 +143,7 @@ def checker(tables: Tables) -> Check:
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
     """Resolve the lookup tables the transaction loads accounts from (over RPC), check
     what it moves through them, and sign it."""
-    attempt = record.current
-    assert attempt is not None
-    keys = [
-        table
-        for raw in attempt.created.transactions
-        for table in lookup_tables(VersionedTransaction.from_bytes(raw))
-    ]
-    await sign_checked(ctx, record, checker(await ctx.rpc.lookup_tables(keys)))
+    await sign_through_tables(ctx, record, checker)
 
 
 TRANSFER_STEPS: dict[Step, StepFunction] = {
@@ -189,6 +179,8 @@ def read_funding_list(path: Path) -> list[dict[str, Any]]:
 
 
 def transfer_summary(record: LaunchRecord) -> dict[str, Any]:
+    """What the commands report of a transfer: key, kind, state, whether finished, agent,
+    amount (SOL), memo, signatures, attempts and last error."""
     order = record.order
     return {
         "key": record.key,
