@@ -16,8 +16,9 @@ no Prefect, FastAPI or solana-py at import time (names load on first use).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from launchops.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         mint_agent,
         mint_agent_sync,
         watch_launches,
+        watch_launches_sync,
     )
     from launchops.after_results import (
         AgentResult,
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
         UnknownLaunch,
         batch,
         batch_sync,
+        dry_run,
+        dry_run_sync,
         fund_agents,
         fund_agents_sync,
         launch,
@@ -53,46 +57,35 @@ if TYPE_CHECKING:
         resume_sync,
         retry_registrations,
         retry_registrations_sync,
+        transfer,
+        transfer_sync,
     )
-    from launchops.results import BatchItem, BatchResult, LaunchResult
+    from launchops.results import (
+        BatchItem,
+        BatchResult,
+        LaunchResult,
+    )
     from launchops.states import LaunchState
 
+# Where each public name lives (imported from there when first used).
+_MODULES = {
+    "launchops.after_library": "claim_rewards launch_status list_launches mint_agent "
+    "watch_launches",
+    "launchops.after_results": "AgentResult ClaimResult LaunchStatusResult StatusChange "
+    "WatchResult",
+    "launchops.errors": "LaunchOpsError",
+    "launchops.library": "UnknownLaunch batch dry_run fund_agents launch resume "
+    "retry_registrations transfer",
+    "launchops.results": "BatchItem BatchResult LaunchResult",
+    "launchops.states": "LaunchState",
+}
+_SYNC = ("launchops.after_library", "launchops.library")  # each run has its `_sync` twin
 _WHERE = {
-    "AgentResult": "launchops.after_results",
-    "ClaimResult": "launchops.after_results",
-    "LaunchStatusResult": "launchops.after_results",
-    "StatusChange": "launchops.after_results",
-    "WatchResult": "launchops.after_results",
-    "claim_rewards": "launchops.after_library",
-    "claim_rewards_sync": "launchops.after_library",
-    "launch_status": "launchops.after_library",
-    "launch_status_sync": "launchops.after_library",
-    "list_launches": "launchops.after_library",
-    "list_launches_sync": "launchops.after_library",
-    "mint_agent": "launchops.after_library",
-    "mint_agent_sync": "launchops.after_library",
-    "watch_launches": "launchops.after_library",
-    "LaunchOpsError": "launchops.errors",
-    "LaunchState": "launchops.states",
-    "BatchItem": "launchops.results",
-    "BatchResult": "launchops.results",
-    "LaunchResult": "launchops.results",
-    **{
-        name: "launchops.library"
-        for name in (
-            "UnknownLaunch",
-            "batch",
-            "batch_sync",
-            "fund_agents",
-            "fund_agents_sync",
-            "launch",
-            "launch_sync",
-            "resume",
-            "resume_sync",
-            "retry_registrations",
-            "retry_registrations_sync",
-        )
-    },
+    name + suffix: module
+    for module, names in _MODULES.items()
+    for name in names.split()
+    for suffix in ("", "_sync")
+    if suffix == "" or (module in _SYNC and name[0].islower())
 }
 
 __all__ = [
@@ -112,6 +105,8 @@ __all__ = [
     "batch_sync",
     "claim_rewards",
     "claim_rewards_sync",
+    "dry_run",
+    "dry_run_sync",
     "fund_agents",
     "fund_agents_sync",
     "launch",
@@ -126,19 +121,11 @@ __all__ = [
     "resume_sync",
     "retry_registrations",
     "retry_registrations_sync",
+    "transfer",
+    "transfer_sync",
     "watch_launches",
+    "watch_launches_sync",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """The public names, imported when first used."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'launchops' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(globals(), _WHERE)

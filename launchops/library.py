@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from launchops.errors import JournalError
 from launchops.results import BatchResult, LaunchResult
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from launchops.pipeline.runner import StepCaller
 
 T = TypeVar("T")
+P = ParamSpec("P")
 Check = Callable[[Path, bool], Awaitable[str]]  # validate a file (replace?) -> its key
 RowUpdate = Callable[["BatchRow"], None]
 
@@ -83,13 +85,20 @@ def profile_of(
     profiles_file: str | Path | None = None,
     base_url: str | None = None,
 ) -> Profile:
-    """A profile by name (built in, or from `profiles_file`), `base_url` over it."""
+    """A profile by name (built in, or from `profiles_file`), `base_url` over it; when its
+    RPC follows a sandbox service at another address than the built-in one, the RPC that
+    sandbox announces (one chain, not two)."""
+    from launchops.config.announced import announced_rpc
     from launchops.config.profiles import Profile, load_profile
 
     if isinstance(profile, Profile):
         return profile if base_url is None else profile.model_copy(update={"base_url": base_url})
     where = Path(profiles_file) if profiles_file is not None else None
-    return load_profile(profile, profiles_file=where, base_url=base_url)
+    settings = load_profile(profile, profiles_file=where, base_url=base_url)
+    announced = announced_rpc(settings)
+    if announced is None:
+        return settings
+    return load_profile(profile, profiles_file=where, base_url=base_url, rpc_url=announced)
 
 
 @asynccontextmanager
@@ -99,6 +108,8 @@ async def opened(
     base_url: str | None = None,
     progress: Progress | None = None,
 ) -> AsyncIterator[LaunchContext]:
+    """The profile's launch context for the block (the embedded sandbox started where the
+    profile says so), closed after: to run several `*_in` calls in one context."""
     from launchops.pipeline.context import open_context
 
     settings = profile_of(profile, profiles_file, base_url)
@@ -243,29 +254,26 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def launch_sync(file: str | Path, **options: Any) -> LaunchResult:
-    """`launch`, blocking (same options)."""
-    return run_sync(launch(file, **options))
+def blocking(work: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """The blocking twin of the coroutine function `work`: the same arguments, its
+    result (by `run_sync`, so also inside a running event loop)."""
+
+    @functools.wraps(work)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(work(*args, **kwargs))
+
+    twin.__name__ = twin.__qualname__ = f"{work.__name__}_sync"
+    twin.__doc__ = f"`{work.__name__}`, blocking: the same arguments, its result."
+    return twin
 
 
-def resume_sync(key: str, **options: Any) -> LaunchResult:
-    """`resume`, blocking (same options)."""
-    return run_sync(resume(key, **options))
-
-
-def batch_sync(paths: Sequence[str | Path], **options: Any) -> BatchResult:
-    """`batch`, blocking (same options)."""
-    return run_sync(batch(paths, **options))
-
-
-def retry_registrations_sync(**options: Any) -> BatchResult:
-    """`retry_registrations`, blocking (same options)."""
-    return run_sync(retry_registrations(**options))
-
-
-def fund_agents_sync(listing: str | Path, **options: Any) -> BatchResult:
-    """`fund_agents`, blocking (same options)."""
-    return run_sync(fund_agents(listing, **options))
+launch_sync = blocking(launch)
+resume_sync = blocking(resume)
+batch_sync = blocking(batch)
+retry_registrations_sync = blocking(retry_registrations)
+fund_agents_sync = blocking(fund_agents)
+transfer_sync = blocking(transfer)
+dry_run_sync = blocking(dry_run)
 
 
 __all__ = [
@@ -273,7 +281,9 @@ __all__ = [
     "batch",
     "batch_outcome",
     "batch_sync",
+    "blocking",
     "dry_run",
+    "dry_run_sync",
     "fund_agents",
     "fund_agents_sync",
     "launch",
@@ -287,4 +297,5 @@ __all__ = [
     "retry_registrations_sync",
     "run_sync",
     "transfer",
+    "transfer_sync",
 ]

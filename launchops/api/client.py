@@ -8,7 +8,6 @@ create whose answer was lost (unsigned, it can never land).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from decimal import Decimal
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -302,11 +301,22 @@ class AsyncServiceClient(AfterLaunchCalls):
 
 
 class ServiceClient:
-    """Blocking facade over `AsyncServiceClient`: the same calls, run on a private loop."""
+    """Blocking facade over `AsyncServiceClient`: the same calls, run on a private event
+    loop in a thread of its own (anyio's blocking portal), so it also works where a loop
+    is already running (a notebook, an async framework)."""
 
     def __init__(self, base_url: str, **kwargs: Any) -> None:
-        self._runner = asyncio.Runner()
-        self._client: AsyncServiceClient = self._runner.run(_make_client(base_url, kwargs))
+        from anyio.from_thread import start_blocking_portal
+
+        self._portal_cm = start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        self._client: AsyncServiceClient = self._run(_make_client(base_url, kwargs))
+
+    def _run(self, work: Awaitable[R]) -> R:
+        async def awaited() -> R:
+            return await work
+
+        return self._portal.call(awaited)
 
     def __enter__(self) -> ServiceClient:
         return self
@@ -315,14 +325,16 @@ class ServiceClient:
         self.close()
 
     def close(self) -> None:
-        self._runner.run(self._client.aclose())
-        self._runner.close()
+        try:
+            self._run(self._client.aclose())
+        finally:
+            self._portal_cm.__exit__(None, None, None)
 
     def iter_agents(self, **filters: Any) -> Iterator[AgentRecord]:
         pages = self._client.iter_agents(**filters)
         while True:
             try:
-                yield self._runner.run(anext(pages))
+                yield self._run(anext(pages))
             except StopAsyncIteration:
                 return
 
@@ -331,7 +343,7 @@ class ServiceClient:
         method: Callable[Concatenate[AsyncServiceClient, P], Awaitable[R]],
     ) -> Callable[Concatenate[ServiceClient, P], R]:
         def call(self: ServiceClient, *args: P.args, **kwargs: P.kwargs) -> R:
-            return self._runner.run(method(self._client, *args, **kwargs))  # type: ignore[arg-type]
+            return self._run(method(self._client, *args, **kwargs))  # type: ignore[arg-type]
 
         call.__name__ = method.__name__
         call.__doc__ = method.__doc__

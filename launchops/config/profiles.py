@@ -190,7 +190,8 @@ def load_profile(
     }
     follows = _rpc_follows_service(values, from_file, overrides)
     if follows:  # a sandbox serves its RPC where it serves /v1: one chain, not two
-        base = os.environ.get("LAUNCHOPS_BASE_URL") or values["base_url"]
+        base = overrides.get("base_url") or os.environ.get("LAUNCHOPS_BASE_URL")
+        base = base or values["base_url"]
         values["rpc_url"] = sandbox_root(base)
     try:
         profile = Profile(name=name, **values)
