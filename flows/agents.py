@@ -15,8 +15,11 @@ from launchops.after_results import AgentResult
 
 @flow(name="mint-agent", log_prints=False)
 async def mint_agent_flow(
-    path: str, profile: str = "sandbox", profiles_file: str | None = None
+    path: str,
+    profile: str = "sandbox",
+    profiles_file: str | None = None,
+    base_url: str | None = None,
 ) -> AgentResult:
     """The library's `mint_agent_in`, each step its Prefect task."""
-    async with flow_context(profile, profiles_file) as flow_ctx:
+    async with flow_context(profile, profiles_file, base_url) as flow_ctx:
         return await mint_agent_in(flow_ctx.ctx, path, call=flow_ctx.call)

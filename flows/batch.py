@@ -40,11 +40,12 @@ async def batch_flow(
     profile: str = "sandbox",
     concurrency: int | None = None,
     profiles_file: str | None = None,
+    base_url: str | None = None,
 ) -> BatchResult | State[BatchResult]:
     """Run every launch file of `paths` (files or folders), resumable as a whole; a
     FAILED-type state (holding the result) when not every launch finished."""
     files = [file for path in paths for file in launch_files(Path(path))]
-    async with flow_context(profile, profiles_file) as flow_ctx:
+    async with flow_context(profile, profiles_file, base_url) as flow_ctx:
 
         async def check(_: LaunchContext, path: Path) -> str:
             return await validate_step(flow_ctx.name, str(path))
@@ -55,7 +56,7 @@ async def batch_flow(
             row_listeners(row)
         keys = [row.key for row in rows if row.key and row.runnable]
         async with batch_progress(rows):
-            spread = await spread_batch(keys, profile, profiles_file, total)
+            spread = await spread_batch(keys, profile, profiles_file, total, base_url)
             # With parts, this flow run waits for what they hold and takes over a dead one's.
             lanes, sweep_after = spread.lanes, bool(spread.parts)
             await _work_share(flow_ctx, rows, lanes, start=0, sweep_after=sweep_after)
@@ -71,9 +72,10 @@ async def batch_part_flow(
     lanes: int = 8,
     profile: str = "sandbox",
     profiles_file: str | None = None,
+    base_url: str | None = None,
 ) -> dict[str, int]:
     """A share of a batch on another worker: the batch's launches from row `start` on."""
-    async with flow_context(profile, profiles_file) as flow_ctx:
+    async with flow_context(profile, profiles_file, base_url) as flow_ctx:
         records = [await flow_ctx.ctx.journal.get(key) for key in keys]
         rows = [_row(key, record) for key, record in zip(keys, records, strict=True)]
         await _work_share(flow_ctx, rows, lanes, start=start, sweep_after=False)

@@ -38,6 +38,9 @@ def schedule_of(text: str) -> Schedule:
     return RRule(f"DTSTART:{when:%Y%m%dT%H%M%SZ}\nRRULE:FREQ=DAILY;COUNT=1", timezone="UTC")
 
 
+Wanted = tuple[Any, str, list[Schedule], dict[str, Any]]  # flow, name, schedules, parameters
+
+
 def build(
     *,
     profile: str,
@@ -49,53 +52,33 @@ def build(
     claim_wallets: str | None = None,
     claim_cron: str | None = None,
     watch_cron: str | None = None,
+    base_url: str | None = None,
 ) -> list[Any]:
-    """The deployments to apply; `scheduled` holds (key, file, schedule) of launch files."""
-
-    def flow_for(flow: Any, entrypoint: str) -> Any:
-        # A worker loads the flow from this checkout; serving uses it as imported.
-        return flow.from_source(str(ROOT), entrypoint) if from_source else flow
-
-    deployments = []
-    if batch_paths and batch_cron:
-        deployments.append(
-            _deploy(
-                flow_for(batch_flow, "flows/batch.py:batch_flow"),
-                f"batch-{profile}",
-                [Cron(batch_cron, timezone="UTC")],
-                {"paths": [str(Path(p).resolve()) for p in batch_paths], "profile": profile},
-            )
-        )
+    """The deployments to apply; `scheduled` holds (key, file, schedule) of launch files;
+    every flow run takes the profile (and `base_url` over its service, when given)."""
+    common: dict[str, Any] = {"profile": profile}
+    if base_url:
+        common["base_url"] = base_url
+    batch = [str(Path(p).resolve()) for p in batch_paths]
+    wanted: list[Wanted] = []
+    if batch and batch_cron:
+        wanted.append((batch_flow, f"batch-{profile}", [_cron(batch_cron)], {"paths": batch}))
     if from_source:  # on a pool: the share of a batch another worker runs
-        deployments.append(
-            _deploy(
-                flow_for(batch_part_flow, "flows/batch.py:batch_part_flow"),
-                f"batch-part-{profile}",
-                [],
-                {"keys": [], "profile": profile},
-            )
-        )
+        wanted.append((batch_part_flow, f"batch-part-{profile}", [], {"keys": []}))
     if retry_cron:
-        deployments.append(
-            _deploy(
-                flow_for(registrations_flow, "flows/registrations.py:registrations_flow"),
-                f"registration-retry-{profile}",
-                [Cron(retry_cron, timezone="UTC")],
-                {"profile": profile, "older_than_seconds": 300.0},
-            )
+        again = {"older_than_seconds": 300.0}
+        wanted.append(
+            (registrations_flow, f"registration-retry-{profile}", [_cron(retry_cron)], again)
         )
     for key, file, when in scheduled:
-        deployments.append(
-            _deploy(
-                flow_for(launch_flow, "flows/launch.py:launch_flow"),
-                f"launch-{key}",
-                [schedule_of(when)],
-                {"path": str(file.resolve()), "profile": profile},
-            )
+        wanted.append(
+            (launch_flow, f"launch-{key}", [schedule_of(when)], {"path": str(file.resolve())})
         )
-    watched = [str(Path(p).resolve()) for p in batch_paths]
-    deployments += _after_launch(profile, claim_wallets, claim_cron, watch_cron, watched, flow_for)
-    return deployments
+    wanted += _after_launch(profile, claim_wallets, claim_cron, watch_cron, batch)
+    return [
+        _deploy(flow, name, schedules, {**parameters, **common}, from_source)
+        for flow, name, schedules, parameters in wanted
+    ]
 
 
 def _after_launch(
@@ -104,36 +87,34 @@ def _after_launch(
     claim_cron: str | None,
     watch_cron: str | None,
     watched: list[str],
-    flow_for: Any,
-) -> list[Any]:
+) -> list[Wanted]:
     """The creator-reward claims of a wallets file, and the launch watch (of the batch's
     launches, else the journal's), on their crons."""
     from launchops.flows.rewards import claim_rewards_flow
     from launchops.flows.watch import watch_launches_flow
 
-    found = []
+    found: list[Wanted] = []
     if claim_wallets and claim_cron:
-        found.append(
-            _deploy(
-                flow_for(claim_rewards_flow, "flows/rewards.py:claim_rewards_flow"),
-                f"claim-rewards-{profile}",
-                [Cron(claim_cron, timezone="UTC")],
-                {"wallets": str(Path(claim_wallets).resolve()), "profile": profile},
-            )
-        )
+        wallets = {"wallets": str(Path(claim_wallets).resolve())}
+        found.append((claim_rewards_flow, f"claim-rewards-{profile}", [_cron(claim_cron)], wallets))
     if watch_cron:
-        found.append(
-            _deploy(
-                flow_for(watch_launches_flow, "flows/watch.py:watch_launches_flow"),
-                f"watch-launches-{profile}",
-                [Cron(watch_cron, timezone="UTC")],
-                {"profile": profile, "paths": watched or None},
-            )
-        )
+        paths = {"paths": watched or None}
+        found.append((watch_launches_flow, f"watch-launches-{profile}", [_cron(watch_cron)], paths))
     return found
 
 
-def _deploy(flow: Any, name: str, schedules: list[Schedule], parameters: dict[str, Any]) -> Any:
+def _cron(text: str) -> Schedule:
+    return Cron(text, timezone="UTC")
+
+
+def _deploy(
+    flow: Any, name: str, schedules: list[Schedule], parameters: dict[str, Any], from_source: bool
+) -> Any:
+    """The deployment of `flow`: loaded by a worker from this checkout (`from_source`, its
+    entrypoint `flows/MODULE.py:FUNCTION`), or served as imported."""
+    if from_source:
+        module = flow.fn.__module__.rsplit(".", 1)[-1]
+        flow = flow.from_source(str(ROOT), f"flows/{module}.py:{flow.fn.__name__}")
     return flow.to_deployment(
         name=name, schedules=schedules, parameters=parameters, tags=["launchops"]
     )

@@ -21,8 +21,9 @@ async def funding_flow(
     profile: str = "sandbox",
     concurrency: int | None = None,
     profiles_file: str | None = None,
+    base_url: str | None = None,
 ) -> BatchResult | State[BatchResult]:
-    async with flow_context(profile, profiles_file) as flow_ctx:
+    async with flow_context(profile, profiles_file, base_url) as flow_ctx:
         rows = await run_funding(
             flow_ctx.ctx,
             Path(path),

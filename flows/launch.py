@@ -27,11 +27,12 @@ async def launch_flow(
     profile: str = "sandbox",
     replace: bool = False,
     profiles_file: str | None = None,
+    base_url: str | None = None,
 ) -> LaunchResult | State[LaunchResult]:
     """Launch the file at `path`, or resume the launch `key` from the journal: the
     library's `launch_in`, each step its Prefect task; a FAILED-type state (holding the
     result) when the launch did not end registered."""
-    async with flow_context(profile, profiles_file) as flow_ctx:
+    async with flow_context(profile, profiles_file, base_url) as flow_ctx:
 
         async def check(file: Path, replace: bool) -> str:
             return await validate_step(flow_ctx.name, str(file), replace)

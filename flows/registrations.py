@@ -19,9 +19,12 @@ from launchops.results import BatchResult
 
 @flow(name="registration-retry", log_prints=False)
 async def registrations_flow(
-    profile: str = "sandbox", older_than_seconds: float = 300.0, profiles_file: str | None = None
+    profile: str = "sandbox",
+    older_than_seconds: float = 300.0,
+    profiles_file: str | None = None,
+    base_url: str | None = None,
 ) -> BatchResult | State[BatchResult]:
-    async with flow_context(profile, profiles_file) as flow_ctx:
+    async with flow_context(profile, profiles_file, base_url) as flow_ctx:
         if flow_ctx.alerts is not None:
             await flow_ctx.alerts.deliver()
         rows = await retry_registrations(

@@ -24,13 +24,14 @@ async def watch_launches_flow(
     interval_seconds: float = 60.0,
     max_seconds: float = 0.0,
     profiles_file: str | None = None,
+    base_url: str | None = None,
 ) -> WatchResult:
     """Look at the watched launches (`keys`, those of the batch files at `paths`, else
     the journal's) every `interval_seconds` until none is left to watch or `max_seconds`
     passed (0: one look); the changes of every look, the last statuses."""
     started = time.monotonic()
     changes: list[StatusChange] = []
-    async with flow_context(profile, profiles_file) as flow_ctx:
+    async with flow_context(profile, profiles_file, base_url) as flow_ctx:
         if paths:
             keys = [*(keys or []), *await keys_of_files(flow_ctx.ctx, paths)]
         while True:

@@ -10,11 +10,11 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from launchops.tasks.alerts import AlertSender
 
-from launchops.config.profiles import Profile, load_profile
+from launchops.config.profiles import Profile
+from launchops.library import profile_of
 from launchops.pipeline.context import LaunchContext, open_context
 from launchops.states import Step
 
@@ -108,8 +108,11 @@ def _deployment_id() -> str | None:
 
 
 @asynccontextmanager
-async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator[FlowContext]:
-    """The profile's launch context, registered for tasks for as long as the flow runs.
+async def flow_context(
+    profile: str, profiles_file: str | None, base_url: str | None = None
+) -> AsyncIterator[FlowContext]:
+    """The profile's launch context (`base_url` over the profile's, as `--base-url` gives
+    it), registered for tasks for as long as the flow runs.
     Every state change becomes a Prefect event (an alert through the journal's outbox,
     sent again at the end if the API was away when it happened); on a worker, the API and
     RPC rates are the server's global limits (when `launchops deploy` made them), held by
@@ -118,7 +121,7 @@ async def flow_context(profile: str, profiles_file: str | None) -> AsyncIterator
     from launchops.tasks.limits import existing_limits, limit_names
     from launchops.tasks.secrets import secret_keypair
 
-    settings = load_profile(profile, profiles_file=Path(profiles_file) if profiles_file else None)
+    settings = profile_of(profile, profiles_file, base_url)
     _quiet_task_runs()
     limits = await existing_limits(list(limit_names(profile).values())) if _deployment_id() else {}
     limiter = _shared_limiter(profile, limits) if limits else None

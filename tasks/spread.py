@@ -35,7 +35,11 @@ class Spread:
 
 
 async def spread_batch(
-    keys: list[str], profile: str, profiles_file: str | None, concurrency: int
+    keys: list[str],
+    profile: str,
+    profiles_file: str | None,
+    concurrency: int,
+    base_url: str | None = None,
 ) -> Spread:
     """Ask for a part per other online worker of this flow run's pool (none when the
     flow run does not come from a pool's deployment, or no part deployment exists)."""
@@ -66,6 +70,7 @@ async def spread_batch(
             "lanes": lanes,
             "profile": profile,
             "profiles_file": profiles_file,
+            "base_url": base_url,
         }
         run = await arun_deployment(
             part.id, parameters=parameters, timeout=0, tags=["launchops", "batch-part"]

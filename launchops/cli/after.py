@@ -10,22 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from launchops.cli.common import (
-    BaseUrlOpt,
-    JsonOpt,
-    NoPrefect,
-    ProfileOpt,
-    ProfilesFile,
-    Yes,
-    console,
-    drive,
-    embedded_sandbox,
-    print_json,
-    run,
-    settings_for,
-    short,
-    user_errors,
-)
+from launchops.cli.command import Call, shared
+from launchops.cli.common import console, print_json, short
 from launchops.cli.service import agents_app
 from launchops.cli.tables import Column, Listing, print_listing
 
@@ -49,33 +35,19 @@ def sol(lamports: int | None) -> str:
 
 
 @agents_app.command("mint")
+@shared(sends=True, flow=True)
 def mint(
+    call: Call,
     file: Annotated[Path, typer.Argument(help="An agent file (YAML; configs/agent.yaml).")],
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    yes: Yes = False,
-    no_prefect: NoPrefect = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """Mint the agent of FILE, once: a second run reports the agent already minted."""
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
+    from launchops.after_library import mint_agent
 
-        async def flow() -> AgentResult:
-            from launchops.flows.agents import mint_agent_flow
+    async def plain() -> AgentResult:
+        return await mint_agent(file, profile=call.settings)
 
-            where = str(profiles) if profiles else None
-            return await mint_agent_flow(str(file), settings.name, profiles_file=where)
-
-        async def plain() -> AgentResult:
-            from launchops.after_library import mint_agent
-
-            return await mint_agent(file, profile=settings)
-
-        with embedded_sandbox(settings):
-            result = drive(prefect=not no_prefect, flow=flow, plain=plain)
-    if as_json:
+    result = call.drive("agents:mint_agent_flow", plain, path=str(file))
+    if call.as_json:
         print_json(result.to_json())
     else:
         listing = Listing(f"agent {result.key}: {result.state}", [Column("asset"), Column("tx")])
@@ -93,7 +65,9 @@ def mint(
 
 
 @rewards_app.command("claim")
+@shared(sends=True, flow=True)
 def claim(
+    call: Call,
     wallet: Annotated[
         str | None, typer.Option("--wallet", help="Whose fees (default: the profile's wallet).")
     ] = None,
@@ -103,40 +77,20 @@ def claim(
     wallets: Annotated[
         Path | None, typer.Option("--wallets", help="A YAML list of wallets to claim for.")
     ] = None,
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    yes: Yes = False,
-    no_prefect: NoPrefect = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """Claim creator rewards: each transaction once; nothing to claim is not an error."""
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
 
-        async def flow() -> list[ClaimResult]:
-            from launchops.flows.rewards import claim_rewards_flow
+    async def plain() -> list[ClaimResult]:
+        from launchops.after_library import claim_all_in
+        from launchops.library import opened
 
-            return await claim_rewards_flow(
-                str(wallets) if wallets else None,
-                wallet,
-                payer,
-                settings.name,
-                str(profiles) if profiles else None,
-            )
+        async with opened(call.settings) as ctx:
+            return await claim_all_in(ctx, wallets, wallet, payer)
 
-        async def plain() -> list[ClaimResult]:
-            from launchops.after_library import claim_rewards_in
-            from launchops.library import opened
-            from launchops.pipeline.claims import read_wallets
-
-            rows = read_wallets(wallets) if wallets else [{"wallet": wallet, "payer": payer}]
-            async with opened(settings) as ctx:
-                return [await claim_rewards_in(ctx, r["wallet"], r["payer"]) for r in rows]
-
-        with embedded_sandbox(settings):
-            results = drive(prefect=not no_prefect, flow=flow, plain=plain)
-    print_claims(results, as_json)
+    where = str(wallets) if wallets else None
+    flow = "rewards:claim_rewards_flow"
+    results = call.drive(flow, plain, wallets=where, wallet=wallet, payer=payer)
+    print_claims(results, call.as_json)
     if not all(r.finished for r in results):
         raise typer.Exit(1)
 
@@ -158,46 +112,35 @@ def print_claims(results: list[ClaimResult], as_json: bool) -> None:
 
 
 @launches_app.command("status")
+@shared()
 def status(
+    call: Call,
     launch: Annotated[str, typer.Argument(help="A genesis address, or a launch key.")],
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """Where one launch stands at the service."""
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url)
-        from launchops.after_library import launch_status
+    from launchops.after_library import launch_status
 
-        with embedded_sandbox(settings):
-            result = run(launch_status(launch, profile=settings))
-    print_statuses([result], as_json, single=True)
+    result = call.run(lambda: launch_status(launch, profile=call.settings))
+    print_statuses([result], call.as_json, single=True)
 
 
 @launches_app.command("list")
+@shared()
 def list_(
+    call: Call,
     status: Annotated[
         str | None,
         typer.Option("--status", help="upcoming, live, graduated or ended."),
     ] = None,
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """Every launch on the profile's network (filtered by --status)."""
-    with user_errors():
-        from launchops.api.after import LAUNCH_STATUSES
+    from launchops.after_library import list_launches
+    from launchops.api.after import LAUNCH_STATUSES
 
-        if status is not None and status not in LAUNCH_STATUSES:
-            raise typer.BadParameter(f"--status must be one of {', '.join(LAUNCH_STATUSES)}")
-        settings = settings_for(profile, profiles, base_url)
-        from launchops.after_library import list_launches
-
-        with embedded_sandbox(settings):
-            results = run(list_launches(status, profile=settings))
-    print_statuses(results, as_json)
+    if status is not None and status not in LAUNCH_STATUSES:
+        raise typer.BadParameter(f"--status must be one of {', '.join(LAUNCH_STATUSES)}")
+    results = call.run(lambda: list_launches(status, profile=call.settings))
+    print_statuses(results, call.as_json)
 
 
 def print_statuses(results: list[LaunchStatusResult], as_json: bool, single: bool = False) -> None:

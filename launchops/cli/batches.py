@@ -5,23 +5,12 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from launchops.cli.common import (
-    BaseUrlOpt,
-    JsonOpt,
-    NoPrefect,
-    ProfileOpt,
-    ProfilesFile,
-    Yes,
-    drive,
-    embedded_sandbox,
-    refuse,
-    settings_for,
-    user_errors,
-)
+from launchops.cli.command import Call, shared
+from launchops.cli.common import refuse
 from launchops.cli.display import BatchProgress
 from launchops.cli.tables import print_batch
 
@@ -49,93 +38,61 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=value * {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit])
 
 
+@shared(sends=True, flow=True)
 def batch(
+    call: Call,
     targets: Annotated[list[Path], typer.Argument(help="Launch files or folders of them.")],
     concurrency: Annotated[
         int | None,
         typer.Option(min=1, max=256, help="Launches in flight (default: the profile's)."),
     ] = None,
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    yes: Yes = False,
-    no_prefect: NoPrefect = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """Run many launches concurrently; re-running skips what finished and resumes the rest."""
+    from launchops import library
     from launchops.config.launchfile import launch_files
 
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
-        files = [file for target in targets for file in launch_files(target)]
-        missing = [str(f) for f in files if not f.is_file()]
-        if missing or not files:
-            raise refuse(f"no launch files: {', '.join(missing) or targets}")
-        board = None if as_json else BatchProgress(len(files))
-        update = board.update if board else (lambda row: None)
+    call.load()
+    files = [file for target in targets for file in launch_files(target)]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing or not files:
+        raise refuse(f"no launch files: {', '.join(missing) or targets}")
+    board = None if call.as_json else BatchProgress(len(files))
+    update = board.update if board else (lambda row: None)
 
-        async def flow() -> BatchResult:
-            from launchops.flows.batch import batch_flow
-            from launchops.flows.outcome import result_of
-            from launchops.tasks.context import listen_rows
+    def listen() -> None:
+        from launchops.tasks.context import listen_rows
 
-            listen_rows(update)
-            paths = [str(f) for f in files]
-            where = str(profiles) if profiles else None
-            state = await batch_flow(
-                paths, settings.name, concurrency, profiles_file=where, return_state=True
-            )
-            return await result_of(state)
+        listen_rows(update)
 
-        async def plain() -> BatchResult:
-            from launchops import library
+    async def plain() -> BatchResult:
+        return await library.batch(
+            files, profile=call.settings, concurrency=concurrency, on_update=update
+        )
 
-            return await library.batch(
-                files, profile=settings, concurrency=concurrency, on_update=update
-            )
-
-        with embedded_sandbox(settings), board.live() if board else _nothing():
-            result = drive(prefect=not no_prefect, flow=flow, plain=plain)
-    print_batch(result.to_json(), as_json, "batch")
+    paths = [str(f) for f in files]
+    live = board.live() if board else None
+    result = call.drive(
+        "batch:batch_flow", plain, listen=listen, live=live, paths=paths, concurrency=concurrency
+    )
+    print_batch(result.to_json(), call.as_json, "batch")
 
 
 @registrations_app.command("retry")
+@shared(flow=True)
 def registrations_retry(
+    call: Call,
     older_than: Annotated[
         str, typer.Option("--older-than", help="Only launches idle this long (30s, 10m, 2h).")
     ] = "0s",
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    no_prefect: NoPrefect = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """Register every launch whose transactions landed but which is not registered."""
+    from launchops import library
+
     idle = parse_duration(older_than)
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url)
 
-        async def flow() -> BatchResult:
-            from launchops.flows.outcome import result_of
-            from launchops.flows.registrations import registrations_flow
+    async def plain() -> BatchResult:
+        return await library.retry_registrations(profile=call.settings, older_than=idle)
 
-            where = str(profiles) if profiles else None
-            state = await registrations_flow(
-                settings.name, idle.total_seconds(), profiles_file=where, return_state=True
-            )
-            return await result_of(state)
-
-        async def plain() -> BatchResult:
-            from launchops import library
-
-            return await library.retry_registrations(profile=settings, older_than=idle)
-
-        with embedded_sandbox(settings):
-            result = drive(prefect=not no_prefect, flow=flow, plain=plain)
-    print_batch(result.to_json(), as_json, "registrations")
-
-
-def _nothing() -> Any:
-    from contextlib import nullcontext
-
-    return nullcontext()
+    seconds = idle.total_seconds()
+    result = call.drive("registrations:registrations_flow", plain, older_than_seconds=seconds)
+    print_batch(result.to_json(), call.as_json, "registrations")

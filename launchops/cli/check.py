@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import typer
 
+from launchops.cli.command import Call, shared
 from launchops.cli.common import (
-    BaseUrlOpt,
-    InsecureServer,
-    JsonOpt,
-    ProfileOpt,
-    ProfilesFile,
     console,
     exposed_by,
     guard_prefect_api,
     print_json,
     run,
-    settings_for,
-    user_errors,
+    secret_block,
 )
 
 
@@ -27,22 +22,16 @@ def install(app: typer.Typer) -> None:
     app.command()(check)
 
 
-def check(
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    as_json: JsonOpt = False,
-    insecure_server: InsecureServer = False,
-) -> None:
+@shared(prefect_server=True)
+def check(call: Call) -> None:
     """Check a profile before launching: service, cluster, key and balance, journal, and
     whether the Prefect API asks for auth."""
     from launchops.readiness import check_profile
 
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url)
-        exposure = guard_prefect_api(exposed_by(settings, deploying=False), insecure_server)
-        findings = run(check_profile(settings, exposure=exposure))
-    if as_json:
+    settings = call.settings
+    exposure = guard_prefect_api(exposed_by(settings, deploying=False), call.insecure_server)
+    findings = run(check_profile(settings, secret_block, exposure=exposure))
+    if call.as_json:
         print_json({"profile": settings.name, "checks": [f.as_dict() for f in findings]})
     else:
         out = console()

@@ -44,6 +44,10 @@ BaseUrlOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 Yes = Annotated[bool, typer.Option("--yes", help="Confirm sending real transactions (mainnet).")]
 NoPrefect = Annotated[bool, typer.Option("--no-prefect", help="Run in this process, no Prefect.")]
+NetworkOpt = Annotated[
+    str | None,
+    typer.Option("--network", help="solana-mainnet or solana-devnet (default: the profile's)."),
+]
 InsecureServer = Annotated[
     bool,
     typer.Option(
@@ -90,8 +94,10 @@ def refuse(message: str) -> typer.Exit:
 
 
 @contextmanager
-def user_errors(base_url: str | None = None) -> Iterator[None]:
-    """Turn launchops' errors into one clear line and exit code 1, never a traceback."""
+def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Iterator[None]:
+    """Turn launchops' errors into one clear line and exit code 1, never a traceback
+    (`base_url`, or what it answers when asked: the service, for a hint when unreachable).
+    """
     from launchops.errors import InvalidInputError, LaunchOpsError, NetworkError, WrongCluster
     from launchops.library import UnknownLaunch
 
@@ -106,7 +112,8 @@ def user_errors(base_url: str | None = None) -> Iterator[None]:
         raise typer.Exit(1) from None
     except NetworkError as exc:
         err = error_line(f"cannot reach the service: {exc}")
-        if base_url and base_url.startswith(("http://127.0.0.1", "http://localhost")):
+        url = base_url() if callable(base_url) else base_url
+        if url and url.startswith(("http://127.0.0.1", "http://localhost")):
             hint = "  hint: is the sandbox running? Start it with `launchops sandbox serve`."
             err.print(hint, markup=False)
         raise typer.Exit(1) from None
@@ -130,29 +137,14 @@ def settings_for(
     for `--yes` (mainnet) is refused without it, and on a public-service profile whose RPC
     serves another cluster than its network (the network guard, asked here before any flow
     or display starts; `open_context` holds it again for runs that start elsewhere)."""
-    from launchops.config.profiles import load_profile
+    from launchops.library import profile_of
 
-    if base_url:
-        os.environ["LAUNCHOPS_BASE_URL"] = base_url  # the flows load the profile again
-    settings = load_profile(profile, profiles_file=profiles)
-    settings = _with_announced_rpc(settings, profiles)
+    settings = profile_of(profile, profiles, base_url)
     if sending and settings.requires_yes and not yes:
         raise refuse(f"profile {profile} sends real transactions on {settings.network}; add --yes")
     if sending and settings.service == "public":
         run(_guard(settings))
     return settings
-
-
-def _with_announced_rpc(settings: Profile, profiles: Path | None) -> Profile:
-    """A sandbox service's own RPC when none is given (set for the flows' processes too)."""
-    from launchops.config.announced import announced_rpc
-    from launchops.config.profiles import load_profile
-
-    announced = announced_rpc(settings)
-    if announced is None:
-        return settings
-    os.environ["LAUNCHOPS_RPC_URL"] = announced
-    return load_profile(settings.name, profiles_file=profiles)
 
 
 async def _guard(settings: Profile) -> None:
@@ -176,6 +168,30 @@ def prefect_api_url() -> str | None:
     except ImportError:
         return None
     return get_current_settings().api.url
+
+
+def secret_block(name: str) -> str:
+    """The value of the Prefect Secret block `name` (a `prefect-secret:` key), or a
+    KeypairError in one line: how to make the block, or why the Prefect API did not give
+    it (the exception's name only: its text may hold the key)."""
+    from launchops.errors import KeypairError
+    from launchops.tasks.secrets import secret_keypair
+
+    quiet_prefect()
+    where = prefect_api_url() or "(a temporary server)"
+    try:
+        return secret_keypair(name)
+    except ValueError:
+        raise KeypairError(
+            f"keypair prefect-secret:{name}: no Secret block {name!r} on the Prefect API "
+            f"{where}; create it (README, Running on several machines, step 2) or set "
+            "LAUNCHOPS_KEYPAIR to another source"
+        ) from None
+    except Exception as exc:  # unreachable, refused, an answer that is not a block
+        raise KeypairError(
+            f"keypair prefect-secret:{name}: the Prefect API {where} did not give the Secret "
+            f"block ({type(exc).__name__})"
+        ) from None
 
 
 def exposed_by(settings: Profile, *, deploying: bool) -> str | None:
@@ -286,6 +302,7 @@ __all__ = [
     "BaseUrlOpt",
     "InsecureServer",
     "JsonOpt",
+    "NetworkOpt",
     "NoPrefect",
     "ProfileOpt",
     "ProfilesFile",
@@ -301,6 +318,7 @@ __all__ = [
     "quiet_prefect",
     "refuse",
     "run",
+    "secret_block",
     "settings_for",
     "short",
     "user_errors",

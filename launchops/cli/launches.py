@@ -10,23 +10,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from launchops.cli.command import Call, shared
 from launchops.cli.common import (
-    BaseUrlOpt,
-    JsonOpt,
-    NoPrefect,
-    ProfileOpt,
-    ProfilesFile,
-    Yes,
     console,
-    drive,
     embedded_sandbox,
     error_line,
     print_json,
     refuse,
     run,
-    settings_for,
     short,
-    user_errors,
 )
 from launchops.cli.tables import shorten_addresses
 
@@ -51,26 +43,23 @@ def install(app: typer.Typer) -> None:
 # ── validate ────────────────────────────────────────────────────────────────
 
 
+@shared()
 def validate(
+    call: Call,
     target: Annotated[Path, typer.Argument(help="A launch file, or a folder of them.")],
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """Check launch files against every rule, with no network call."""
     from launchops.config.launchfile import launch_files
 
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url)
-        if not target.exists():
-            raise refuse(f"{target}: no such launch file or folder")
-        files = launch_files(target)
-        if not files:
-            raise typer.BadParameter(f"no launch files (*.yaml, *.yml) in {target}")
+    settings = call.settings
+    if not target.exists():
+        raise refuse(f"{target}: no such launch file or folder")
+    files = launch_files(target)
+    if not files:
+        raise typer.BadParameter(f"no launch files (*.yaml, *.yml) in {target}")
     results = [_checked(settings, path) for path in files]
     bad = [r for r in results if not r["ok"]]
-    if as_json:
+    if call.as_json:
         print_json(results)
     else:
         out, err = console(), console(stderr=True)
@@ -106,52 +95,42 @@ def _checked(settings: Profile, path: Path) -> dict[str, Any]:
 # ── launch and resume ───────────────────────────────────────────────────────
 
 
+@shared(sends=True, flow=True)
 def launch(
+    call: Call,
     file: Annotated[Path, typer.Argument(help="The launch file.", exists=False)],
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
     dry_run: DryRun = False,
-    yes: Yes = False,
-    no_prefect: NoPrefect = False,
     replace: Replace = False,
     out: Out = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """Run one launch: validate, create, sign, submit, confirm, register (resumable)."""
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url, sending=not dry_run, yes=yes)
-        if not file.is_file():
-            raise refuse(f"{file}: no such launch file")
-        if dry_run:
-            with embedded_sandbox(settings):
-                from launchops import library
+    settings = call.load(sending=not dry_run)
+    if not file.is_file():
+        raise refuse(f"{file}: no such launch file")
+    if dry_run:
+        with embedded_sandbox(settings):
+            from launchops import library
 
-                _print_dry_run(run(library.dry_run(file, profile=settings)), as_json)
-            return
-        if not no_prefect:  # what --no-prefect would refuse, refused before Prefect starts
-            _valid_before_prefect(settings, file)
-        result = _launch(settings, profiles, file, None, replace, not no_prefect, not as_json)
-    _finish(settings, result, out, as_json, f"launchops launch {file}")
+            _print_dry_run(run(library.dry_run(file, profile=settings)), call.as_json)
+        return
+    if call.prefect:  # what --no-prefect would refuse, refused before Prefect starts
+        _valid_before_prefect(settings, file)
+    result = _launch(call, file, None, replace)
+    _finish(settings, result, out, call.as_json, f"launchops launch {file}")
 
 
+@shared(sends=True, flow=True)
 def resume(
+    call: Call,
     key: Annotated[str, typer.Argument(help="The launch's key (see `launchops status`).")],
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    yes: Yes = False,
-    no_prefect: NoPrefect = False,
     out: Out = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """Continue a launch from its journal, at the first unfinished step."""
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url, sending=True, yes=yes)
-        if not no_prefect and not run(_read_journal(settings, key))[0]:  # before Prefect starts
-            raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
-        result = _launch(settings, profiles, None, key, False, not no_prefect, not as_json)
-    _finish(settings, result, out, as_json, f"launchops resume {key}")
+    settings = call.settings
+    if call.prefect and not run(_read_journal(settings, key))[0]:  # before Prefect starts
+        raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
+    result = _launch(call, None, key, False)
+    _finish(settings, result, out, call.as_json, f"launchops resume {key}")
 
 
 def _valid_before_prefect(settings: Profile, file: Path) -> None:
@@ -173,37 +152,21 @@ def _valid_before_prefect(settings: Profile, file: Path) -> None:
             raise LaunchFileError(problems) from None
 
 
-def _launch(
-    settings: Profile,
-    profiles: Path | None,
-    file: Path | None,
-    key: str | None,
-    replace: bool,
-    prefect: bool,
-    live: bool,
-) -> dict[str, Any]:
-    """The launch through its flow or in this process, with the step board when `live`."""
+def _launch(call: Call, file: Path | None, key: str | None, replace: bool) -> dict[str, Any]:
+    """The launch through its flow or in this process, with the step board on a terminal."""
+    from launchops import library
     from launchops.cli.display import StepBoard
 
-    board = StepBoard() if live else None
+    settings = call.settings
+    board = None if call.as_json else StepBoard()
     listener = board.update if board else (lambda *_: None)
 
-    async def flow() -> LaunchResult:
-        from launchops.flows.launch import launch_flow
-        from launchops.flows.outcome import result_of
+    def listen() -> None:
         from launchops.tasks.context import listen
 
         listen(listener)
-        path = str(file) if file else None
-        where = str(profiles) if profiles else None
-        state = await launch_flow(
-            path, key, settings.name, replace, profiles_file=where, return_state=True
-        )
-        return await result_of(state)
 
     async def plain() -> LaunchResult:
-        from launchops import library
-
         if file is not None:
             return await library.launch(file, profile=settings, replace=replace, progress=listener)
         assert key is not None
@@ -211,7 +174,10 @@ def _launch(
 
     # The sandbox first: a port taken by something else is one line, before any board.
     with embedded_sandbox(settings, listener) as started, board.live() if board else nullcontext():
-        result = drive(prefect=prefect, flow=flow, plain=plain).to_json()
+        path = str(file) if file else None
+        flow = {"path": path, "key": key, "replace": replace}
+        found = call.drive("launch:launch_flow", plain, listen=listen, sandbox=False, **flow)
+        result = found.to_json()
         if board is not None:
             board.finish(result["finished"])
     if started is not None and result.get("launchPage"):
@@ -251,21 +217,17 @@ def _finish(
 # ── status and schema ───────────────────────────────────────────────────────
 
 
+@shared()
 def status(
+    call: Call,
     key: Annotated[str | None, typer.Argument(help="One launch's key; all when left out.")] = None,
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """The journal: every launch's state, or one launch in detail with its events."""
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url)
-        records, events = run(_read_journal(settings, key))
+    records, events = run(_read_journal(call.settings, key))
     if key is not None and not records:
-        error_line(f"no launch {key!r} in the journal of profile {profile}")
+        error_line(f"no launch {key!r} in the journal of profile {call.profile}")
         raise typer.Exit(1)
-    if as_json:
+    if call.as_json:
         data: Any = [r.as_dict() for r in records]
         if key is not None:
             data = {
@@ -274,7 +236,7 @@ def status(
             }
         print_json(data)
         return
-    _print_status(profile, records, events)
+    _print_status(call.profile, records, events)
 
 
 def _print_status(profile: str, records: list[Any], events: list[Any]) -> None:

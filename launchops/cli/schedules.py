@@ -11,12 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from launchops.cli.command import Call, shared
 from launchops.cli.common import (
-    BaseUrlOpt,
-    InsecureServer,
-    JsonOpt,
-    ProfileOpt,
-    ProfilesFile,
     console,
     exposed_by,
     guard_prefect_api,
@@ -25,8 +21,7 @@ from launchops.cli.common import (
     quiet_prefect,
     refuse,
     run,
-    settings_for,
-    user_errors,
+    secret_block,
 )
 
 if TYPE_CHECKING:
@@ -40,7 +35,9 @@ def install(app: typer.Typer) -> None:
 
 
 # Long for its options: the schedules, the pool and what the server needs.
+@shared(prefect_server=True)
 def deploy(
+    call: Call,
     batch: Annotated[
         list[Path] | None,
         typer.Option("--batch", help="A folder or file the scheduled batch runs; repeatable."),
@@ -90,11 +87,6 @@ def deploy(
             "--notify-webhook", help="With --pool: POST here when a launch needs a person."
         ),
     ] = None,
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    as_json: JsonOpt = False,
-    insecure_server: InsecureServer = False,
 ) -> None:
     """Apply the schedules: the batch, the registration retry, and scheduled launch files;
     with --pool, also make what the server needs for workers (pool, limits, automations).
@@ -108,40 +100,44 @@ def deploy(
             "use, and no PREFECT_API_URL is set (it would go to a temporary server that "
             "ends with this command): set PREFECT_API_URL (and PREFECT_API_AUTH_STRING)"
         )
-    with user_errors():
-        settings = settings_for(profile, profiles, base_url)
-        exposed = exposed_by(settings, deploying=True)
-        if exposed:  # nothing to expose: no question to the server
-            guard_prefect_api(exposed, insecure_server)
-        scheduled = _scheduled(settings, launches or [])
-        quiet_prefect()
-        if serve:
-            from launchops.cli.scheduler import SCHEDULING
+    settings = call.settings
+    exposed = exposed_by(settings, deploying=True)
+    if exposed:  # nothing to expose: no question to the server
+        guard_prefect_api(exposed, call.insecure_server)
+    scheduled = _scheduled(settings, launches or [])
+    quiet_prefect()
+    if serve:
+        from launchops.cli.scheduler import SCHEDULING
 
-            for name, value in SCHEDULING.items():  # before Prefect reads its settings
-                os.environ.setdefault(name, value)
-        from launchops.flows.deployments import build
+        for name, value in SCHEDULING.items():  # before Prefect reads its settings
+            os.environ.setdefault(name, value)
+    from launchops.flows.deployments import build
 
-        deployments = build(
-            profile=profile,
-            batch_paths=[str(p) for p in batch or []],
-            batch_cron=batch_cron if batch else None,
-            retry_cron=retry_cron,
-            scheduled=scheduled,
-            from_source=pool is not None,
-            claim_wallets=str(claim_wallets) if claim_wallets else None,
-            claim_cron=claim_cron if claim_wallets else None,
-            watch_cron=watch_cron,
-        )
-        names = [d.name for d in deployments]
-        if pool:
-            _on_pool(pool, settings, deployments, crash_after, notify_webhook, as_json)
-            return
-        from prefect import serve as prefect_serve
+    deployments = build(
+        profile=call.profile,
+        batch_paths=[str(p) for p in batch or []],
+        batch_cron=batch_cron if batch else None,
+        retry_cron=retry_cron,
+        scheduled=scheduled,
+        from_source=pool is not None,
+        claim_wallets=str(claim_wallets) if claim_wallets else None,
+        claim_cron=claim_cron if claim_wallets else None,
+        watch_cron=watch_cron,
+        base_url=call.base_url,
+    )
+    if pool:
+        _on_pool(pool, settings, deployments, crash_after, notify_webhook, call.as_json)
+    else:
+        _serve(deployments)
 
-        with _api_for_schedules():
-            console().print(f"serving {', '.join(names)} (Ctrl-C to stop)")
-            prefect_serve(*deployments)
+
+def _serve(deployments: list[Any]) -> None:
+    """Serve the deployments from this process until stopped (Ctrl-C)."""
+    from prefect import serve as prefect_serve
+
+    with _api_for_schedules():
+        console().print(f"serving {', '.join(d.name for d in deployments)} (Ctrl-C to stop)")
+        prefect_serve(*deployments)
 
 
 @contextmanager
@@ -191,22 +187,7 @@ def _wallet(settings: Profile) -> Pubkey | None:
             return load_keypair(source, state_dir=settings.profile_dir).pubkey()
         except KeypairError:
             return None
-    return load_keypair(source, state_dir=settings.profile_dir, resolver=_block).pubkey()
-
-
-def _block(name: str) -> str:
-    """The value of the Secret block `name`, or one line saying how to make it."""
-    from launchops.errors import KeypairError
-    from launchops.tasks.secrets import secret_keypair
-
-    try:
-        return secret_keypair(name)
-    except ValueError:
-        raise KeypairError(
-            f"keypair prefect-secret:{name}: no Secret block {name!r} on the Prefect API "
-            f"{prefect_api_url() or '(a temporary server)'}; create it (README, Running on "
-            "several machines, step 2) or set LAUNCHOPS_KEYPAIR to another source"
-        ) from None
+    return load_keypair(source, state_dir=settings.profile_dir, resolver=secret_block).pubkey()
 
 
 def _on_pool(

@@ -4,28 +4,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from launchops.cli.common import (
-    BaseUrlOpt,
-    JsonOpt,
-    ProfileOpt,
-    ProfilesFile,
-    console,
-    print_json,
-    run,
-    settings_for,
-    short,
-    user_errors,
-)
+from launchops.cli.command import Call, shared
+from launchops.cli.common import console, print_json, run, short
 
 if TYPE_CHECKING:
     from launchops.api.client import AsyncServiceClient
 
 T = TypeVar("T")
+AgentAddress = Annotated[str, typer.Argument(help="The agent's asset address (base58).")]
+Mint = Annotated[str, typer.Argument(help="The token's mint address (base58).")]
 
 agents_app = typer.Typer(
     rich_markup_mode=None, help="List and search agents, read their cards.", no_args_is_help=True
@@ -33,39 +24,27 @@ agents_app = typer.Typer(
 tokens_app = typer.Typer(
     rich_markup_mode=None, help="Look up tokens and their launches.", no_args_is_help=True
 )
-NetworkOpt = Annotated[
-    str | None,
-    typer.Option("--network", help="solana-mainnet or solana-devnet (default: the profile's)."),
-]
 
 
-def with_client(
-    profile: str,
-    profiles: Path | None,
-    base_url: str | None,
-    network: str | None,
-    work: Callable[[AsyncServiceClient], Awaitable[T]],
-) -> T:
-    """Run `work` with a client of the profile's service (or `--base-url`, `--network`);
-    its failures are one line and exit 1."""
+def with_client(call: Call, work: Callable[[AsyncServiceClient], Awaitable[T]]) -> T:
+    """Run `work` with a client of the profile's service (or `--base-url`, `--network`)."""
     from launchops.api.client import AsyncServiceClient
     from launchops.api.fields import Network
     from launchops.errors import InvalidInputError
 
-    settings = settings_for(profile, profiles, base_url)
-    with user_errors(settings.base_url):
-        try:
-            net = Network(network) if network else settings.network
-        except ValueError:
-            raise InvalidInputError(
-                "bad --network", [("--network", "must be solana-mainnet or solana-devnet")]
-            ) from None
+    settings = call.settings
+    try:
+        net = Network(call.network) if call.network else settings.network
+    except ValueError:
+        raise InvalidInputError(
+            "bad --network", [("--network", "must be solana-mainnet or solana-devnet")]
+        ) from None
 
-        async def main() -> T:
-            async with AsyncServiceClient(settings.base_url, network=net) as client:
-                return await work(client)
+    async def main() -> T:
+        async with AsyncServiceClient(settings.base_url, network=net) as client:
+            return await work(client)
 
-        return run(main())
+    return run(main())
 
 
 def _when(value: Any) -> str:
@@ -77,7 +56,9 @@ def _when(value: Any) -> str:
 
 # Long for its options: one typer option a filter of GET /agents.
 @agents_app.command("list")
+@shared(network=True)
 def agents_list(
+    call: Call,
     query: Annotated[str | None, typer.Option(help="Free-text search over agent names.")] = None,
     sort: Annotated[str, typer.Option(help="latest or oldest (by registration time).")] = "latest",
     active_only: Annotated[bool, typer.Option("--active-only", help="Only active agents.")] = False,
@@ -93,11 +74,6 @@ def agents_list(
     page: Annotated[int, typer.Option(min=1, help="Page number, from 1.")] = 1,
     page_size: Annotated[int, typer.Option(min=1, max=100, help="Agents per page, 1..100.")] = 24,
     all_pages: Annotated[bool, typer.Option("--all", help="Walk every page.")] = False,
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    network: NetworkOpt = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """List and search agents."""
     filters: dict[str, Any] = {
@@ -117,15 +93,14 @@ def agents_list(
         footer = f"page {result.page} of {result.total_pages} · {result.total} agents"
         return result.agents, footer
 
-    with user_errors():
-        agents, footer = with_client(profile, profiles, base_url, network, work)
-    if as_json:
+    agents, footer = with_client(call, work)
+    if call.as_json:
         print_json([a.to_json_echo() for a in agents])
         return
     _print_agents(agents, footer)
     if not agents:
         filtered = any(value not in (None, "latest") for value in filters.values())
-        _empty_hint(profile, profiles, network, filtered or page > 1)
+        _empty_hint(call, filtered or page > 1)
 
 
 def _print_agents(agents: list[Any], footer: str) -> None:
@@ -152,16 +127,12 @@ def _print_agents(agents: list[Any], footer: str) -> None:
     out.print(listing.render(out.width), soft_wrap=False)
 
 
-def _empty_hint(profile: str, profiles: Path | None, network: str | None, filtered: bool) -> None:
+def _empty_hint(call: Call, filtered: bool) -> None:
     """On a sandbox, what fills its registry: `sandbox seed`, and `--owner` for agents the
     profile's key owns (withdraw and agent launches need them)."""
-    from launchops.config.profiles import load_profile
     from launchops.errors import LaunchOpsError
 
-    try:
-        settings = load_profile(profile, profiles_file=profiles)
-    except LaunchOpsError:
-        return
+    settings = call.settings
     if settings.service != "sandbox" or filtered:
         return
     owner = "<your key>"
@@ -170,8 +141,8 @@ def _empty_hint(profile: str, profiles: Path | None, network: str | None, filter
 
         with contextlib.suppress(LaunchOpsError):
             owner = str(load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey())
-    where = "" if profile == "sandbox" else f" --profile {profile}"
-    net = network or str(settings.network)
+    where = "" if call.profile == "sandbox" else f" --profile {call.profile}"
+    net = call.network or str(settings.network)
     where += "" if net == "solana-mainnet" else f" --network {net}"
     out = console()
     out.print("no agents on this sandbox yet; add some:", markup=False)
@@ -181,14 +152,8 @@ def _empty_hint(profile: str, profiles: Path | None, network: str | None, filter
 
 
 @agents_app.command("card")
-def agents_card(
-    address: Annotated[str, typer.Argument(help="The agent's asset address (base58).")],
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    network: NetworkOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@shared(network=True)
+def agents_card(call: Call, address: AgentAddress) -> None:
     """Print an agent's A2A card."""
     from launchops.api.client import FileCardCache
     from launchops.config.profiles import home
@@ -197,9 +162,8 @@ def agents_card(
         client.card_cache = FileCardCache(home() / "card-cache.json")  # If-None-Match next time
         return await client.get_agent_card(address)
 
-    with user_errors():
-        card = with_client(profile, profiles, base_url, network, fetch)
-    if as_json:
+    card = with_client(call, fetch)
+    if call.as_json:
         print_json(card.to_json_echo())
         return
     from rich.panel import Panel
@@ -220,18 +184,11 @@ def agents_card(
 
 
 @tokens_app.command("get")
-def tokens_get(
-    mint: Annotated[str, typer.Argument(help="The token's mint address (base58).")],
-    profile: ProfileOpt = "sandbox",
-    profiles: ProfilesFile = None,
-    base_url: BaseUrlOpt = None,
-    network: NetworkOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@shared(network=True)
+def tokens_get(call: Call, mint: Mint) -> None:
     """Show a token and every launch of it."""
-    with user_errors():
-        data = with_client(profile, profiles, base_url, network, lambda c: c.get_token(mint))
-    if as_json:
+    data = with_client(call, lambda c: c.get_token(mint))
+    if call.as_json:
         print_json(data.to_json_echo())
         return
     from rich import box
