@@ -161,6 +161,9 @@ def test_check_and_deploy_accept_a_server_that_asks_for_auth(api, tmp_path):
     assert done.returncode == 1 and "error:" not in done.stderr, done.stderr  # no refusal
     checks = {c["check"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["prefect"]["ok"] and "asks for auth" in checks["prefect"]["detail"]
+    # The key is asked of that API (this fake one answers no block), in one line
+    key = checks["key"]["detail"]
+    assert "did not give the Secret block" in key and "Traceback" not in done.stderr, key
 
 
 def test_deploy_refuses_a_public_profile_on_an_open_server(api, tmp_path):

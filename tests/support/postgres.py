@@ -33,3 +33,17 @@ def database(prefix: str) -> Iterator[str]:
     finally:
         with _admin() as admin:
             admin.execute(f'drop database if exists "{name}" with (force)')
+
+
+@contextmanager
+def fresh_names(*prefixes: str) -> Iterator[list[str]]:
+    """Fresh database names for a command that makes the databases itself (`createdb`),
+    each dropped after if it was made."""
+    names = [f"{prefix}_{uuid.uuid4().hex[:10]}" for prefix in prefixes]
+    _admin().close()  # skips where no PostgreSQL answers
+    try:
+        yield names
+    finally:
+        with _admin() as admin:
+            for name in names:
+                admin.execute(f'drop database if exists "{name}" with (force)')
