@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from tests.support.pipeline import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,13 +46,5 @@ def test_the_library_section_runs_as_written(tmp_path):
         "PREFECT_LOGGING_LEVEL": "WARNING",
     }
     env.pop("PREFECT_API_URL", None)
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "README OK registered" in done.stdout, done.stdout[-2000:]
+    out = run_python(textwrap.dedent(script), env)
+    assert "README OK registered" in out, out[-2000:]

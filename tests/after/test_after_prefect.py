@@ -9,21 +9,13 @@ from solders.keypair import Keypair
 
 from tests.after.test_agents_mint import agents_named, write_agent
 from tests.after.test_claims import FEE, curve_paying
-from tests.support.pipeline import set_faults, stats
+from tests.support.pipeline import aim_flows_at, set_faults, stats
 
 
 @pytest.fixture
 def profile_in_env(sandbox_factory, tmp_path, monkeypatch, prefect_server):
     sandbox = sandbox_factory()
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path / "home"),
-        "LAUNCHOPS_BASE_URL": sandbox.base_url,
-        "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-        "LAUNCHOPS_REBROADCAST_SECONDS": "0.3",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, sandbox, tmp_path / "home", LAUNCHOPS_REBROADCAST_SECONDS="0.3")
     return sandbox
 
 

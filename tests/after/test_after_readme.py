@@ -4,10 +4,9 @@ sandbox profile starts: an agent minted once, a claim of the profile's wallet.""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
-from tests.test_readme_python import ROOT, python_blocks
+from tests.support.pipeline import run_python
+from tests.test_readme_python import python_blocks
 
 
 def test_the_after_launch_python_runs_as_written(tmp_path):
@@ -25,13 +24,5 @@ def test_the_after_launch_python_runs_as_written(tmp_path):
         "LAUNCHOPS_RPC_URL": f"http://127.0.0.1:{port}",
         "LAUNCHOPS_SANDBOX_SLOT_MS": "50",
     }
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "README OK" in done.stdout, done.stdout[-2000:]
+    out = run_python(script, env)
+    assert "README OK" in out, out[-2000:]

@@ -7,29 +7,18 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.after.test_agents_mint import agents_named, write_agent
 from tests.support.crash import AGENT_MOMENTS
-from tests.support.pipeline import profile_env, set_faults, stats
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.pipeline import launchops, profile_env, set_faults, stats
 
 
 def mint(
     env: dict[str, str], path: Path, kill: str | None = None, prefect: bool = False
 ) -> subprocess.CompletedProcess:
-    prefix = ["-m", "tests.support.crash", kill] if kill else ["-m", "launchops.cli"]
     args = ["agents", "mint", str(path), "--json", *([] if prefect else ["--no-prefect"])]
-    return subprocess.run(
-        [sys.executable, *prefix, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=300,
-    )
+    return launchops(env, *args, kill=kill, timeout=300)
 
 
 def test_a_mint_killed_at_each_step_ends_with_one_agent(sandbox_factory, tmp_path):

@@ -15,7 +15,7 @@ from launchops.after_library import (
 from launchops.after_results import StatusChange
 from launchops.library import UnknownLaunch, launch_in
 from tests.support.after import buy
-from tests.support.pipeline import context_for
+from tests.support.pipeline import aim_flows_at, context_for
 
 
 def curve_file(folder: Path, key: str) -> Path:
@@ -59,14 +59,7 @@ async def test_the_watch_flow_through_prefect(
     from launchops.tasks.watch import status_event
 
     sandbox = sandbox_factory()
-    for name, value in {
-        "LAUNCHOPS_HOME": str(tmp_path / "home"),
-        "LAUNCHOPS_BASE_URL": sandbox.base_url,
-        "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "LAUNCHOPS_POLL_SECONDS": "0.02",
-    }.items():
-        monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, sandbox, tmp_path / "home")
     async with context_for(sandbox, tmp_path / "home") as ctx:
         launched = await launch_in(ctx, curve_file(tmp_path / "launches", "flow-watched"))
     buy(sandbox, launched.genesis_account, 200 * 10**9)

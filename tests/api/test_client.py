@@ -413,3 +413,16 @@ def test_sync_facade_runs_the_same_calls(service):
             c.get_token(ex.MINT)  # unscripted now: 599
     peers = {s.headers.get("host") for s in service.seen}
     assert len(peers) == 1
+
+
+async def test_the_blocking_client_works_inside_a_running_event_loop(sandbox):
+    """As in a notebook: a loop is running, and the blocking facade still answers (on a
+    private loop of its own), its errors raised as from the async client."""
+    import asyncio
+
+    asyncio.get_running_loop()  # this test body runs inside one
+    with ServiceClient(sandbox.base_url) as client:
+        page = client.list_agents(page_size=5)
+        assert page.page == 1 and page.total >= 0
+        with pytest.raises(e.APIStatusError):
+            client.get_token(ex.MINT)  # not a token of this sandbox: 404

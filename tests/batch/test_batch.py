@@ -16,6 +16,7 @@ import pytest
 
 from launchops.pipeline.batch import retry_registrations, run_batch
 from tests.support.pipeline import (
+    aim_flows_at,
     context_for,
     launchops,
     profile_env,
@@ -165,15 +166,8 @@ def test_two_workers_on_postgres_never_work_the_same_launch(
     env = profile_env(
         sandbox, tmp_path / "home", LAUNCHOPS_JOURNAL_URL=postgres_url, LAUNCHOPS_CONCURRENCY="4"
     )
-    command = [
-        sys.executable,
-        "-m",
-        "launchops.cli",
-        "batch",
-        str(folder),
-        "--no-prefect",
-        "--json",
-    ]
+    args = ["batch", str(folder), "--no-prefect", "--json"]
+    command = [sys.executable, "-m", "launchops.cli", *args]
     workers = [
         subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
@@ -221,9 +215,7 @@ async def test_the_prefect_batch_flow_publishes_a_table_artifact(
     from prefect.client.orchestration import get_client
 
     sandbox = sandbox_factory()
-    for name, value in profile_env(sandbox, tmp_path / "home").items():
-        if name.startswith("LAUNCHOPS_"):
-            monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, sandbox, tmp_path / "home", LAUNCHOPS_REBROADCAST_SECONDS="0.3")
     folder = folder_of(tmp_path, 3, prefix="pf")
     result = (await batch_flow(paths=[str(folder)], concurrency=2)).to_json()
     assert result["counts"] == {"registered": 3}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.pipeline import launchops, profile_env, set_faults, write_launch
+from tests.support.pipeline import aim_flows_at, launchops, profile_env, set_faults, write_launch
 
 LAUNCHES = 4
 
@@ -77,9 +77,7 @@ async def test_a_batch_leaving_a_launch_for_a_person_fails_in_prefect_and_says_w
     from launchops.flows.outcome import NotAllFinished, result_of
 
     sandbox = sandbox_factory()
-    for name, value in profile_env(sandbox, tmp_path / "home").items():
-        if name.startswith("LAUNCHOPS_"):
-            monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, sandbox, tmp_path / "home", LAUNCHOPS_REBROADCAST_SECONDS="0.3")
     folder = _folder(tmp_path)
     set_faults(sandbox, fail_tail_next=1)  # one launch: its first transaction lands, not the rest
     state = await batch_flow(paths=[str(folder)], concurrency=2, return_state=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.pipeline import profile_env, stats, write_launch
+from tests.support.pipeline import launchops, profile_env, stats, write_launch
 from tests.support.prefect_pool import stop
 
 # From the file written to the schedule: room for a fresh PREFECT_HOME's first server start
@@ -72,11 +72,5 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
             raise AssertionError(f"the server still answers after the command: {answer}")
     finally:
         stop(process)
-    status = subprocess.run(
-        [sys.executable, "-m", "launchops.cli", "status", "fires-soon", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    status = launchops(env, "status", "fires-soon", "--json", timeout=120)
     assert '"state": "registered"' in status.stdout, status.stdout + status.stderr

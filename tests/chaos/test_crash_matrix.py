@@ -13,28 +13,23 @@ import asyncio
 import json
 import signal
 import subprocess
-import sys
-from pathlib import Path
 
 import httpx
 
 from launchops.journal.store import Journal
 from tests.support.crash import MOMENTS
-from tests.support.pipeline import profile_env, profile_for, set_faults, stats, write_launch
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.pipeline import (
+    launchops,
+    profile_env,
+    profile_for,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 
 def run(env: dict[str, str], *args: str, kill: str | None = None) -> subprocess.CompletedProcess:
-    prefix = ["-m", "tests.support.crash", kill] if kill else ["-m", "launchops.cli"]
-    return subprocess.run(
-        [sys.executable, *prefix, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=300,
-    )
+    return launchops(env, *args, kill=kill, timeout=300)
 
 
 def state_of(journal_url: str, key: str) -> str:

@@ -14,7 +14,13 @@ import pytest
 
 from launchops.pipeline.batch import run_batch
 from launchops.sandbox.rpc_faults import TRANSIENT_NAMES
-from tests.support.pipeline import context_for, profile_env, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    aim_flows_at,
+    context_for,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 LAUNCHES = 20
 BEHIND = {"behind": 1 / 7}
@@ -62,9 +68,7 @@ async def test_through_the_prefect_flow_too(sandbox_factory, tmp_path, monkeypat
     from launchops.flows.batch import batch_flow
 
     sandbox = sandbox_factory(slot_ms=50, seed=20)
-    for name, value in profile_env(sandbox, tmp_path / "home").items():
-        if name.startswith("LAUNCHOPS_"):
-            monkeypatch.setenv(name, value)
+    aim_flows_at(monkeypatch, sandbox, tmp_path / "home", LAUNCHOPS_REBROADCAST_SECONDS="0.3")
     folder = _folder(tmp_path, "flow-rpc")
     set_faults(sandbox, rpc_faults=BEHIND)
     result = await asyncio.wait_for(batch_flow(paths=[str(folder)], concurrency=10), BOUND_SECONDS)

@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -96,46 +96,19 @@ MOMENTS = [
     Moment("register", "answered, not journaled", "client", "register_launch", after=True),
     Moment("register", "journaled", "journal", "record_registered", after=True),
 ]
-# An agent's mint (`launchops agents mint FILE`): the same boundaries, its own steps.
+# An agent's mint (`launchops agents mint FILE`): the same boundaries, its own steps
+# (build for create; one transaction, so no "last transaction" moment; no register).
+_AGENT_STEPS = {"validate": "validate", "create": "build", "sign": "sign", "submit": "submit"}
+_AGENT_STEPS |= {"confirm": "confirm"}
 AGENT_MOMENTS = [
-    Moment("agent validate", "journaled", "journal", "begin", after=True),
-    Moment("agent build", "answered, not journaled", "client", "mint_agent", after=True),
-    Moment("agent build", "journaled", "journal", "record_created", after=True),
-    Moment("agent sign", "signed, not journaled", "journal", "record_signed", after=False),
-    Moment("agent sign", "journaled", "journal", "record_signed", after=True),
-    Moment(
-        "agent submit",
-        "'submitting' journaled, nothing sent",
-        "journal",
-        "record_sends",
-        after=True,
-        match=_state_is("submitting"),
-    ),
-    Moment("agent submit", "sent, not journaled", "rpc", "send", after=True),
-    Moment(
-        "agent submit",
-        "journaled",
-        "journal",
-        "record_sends",
-        after=True,
-        match=_state_is("submitted"),
-    ),
-    Moment(
-        "agent confirm",
-        "confirmed on chain, not journaled",
-        "journal",
-        "set_state",
-        after=False,
-        match=_state_is("confirmed"),
-    ),
-    Moment(
-        "agent confirm",
-        "journaled",
-        "journal",
-        "set_state",
-        after=True,
-        match=_state_is("confirmed"),
-    ),
+    replace(
+        m,
+        step=f"agent {_AGENT_STEPS[m.step]}",
+        when=m.when.replace("first transaction sent", "sent"),
+        method="mint_agent" if m.method == "create_launch" else m.method,
+    )
+    for m in MOMENTS
+    if m.step in _AGENT_STEPS and not m.when.startswith("last transaction")
 ]
 BY_NAME = {moment.name: moment for moment in (*MOMENTS, *AGENT_MOMENTS)}
 

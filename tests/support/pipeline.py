@@ -204,15 +204,43 @@ def advance(sandbox: Any, slots: int) -> None:
     httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).raise_for_status()
 
 
-def launchops(env: dict[str, str], *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    """`launchops ARGS` as a user runs it, in a child process with `env`."""
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def launchops(
+    env: dict[str, str],
+    *args: str,
+    timeout: float = 240,
+    kill: str | None = None,
+    module: str = "launchops.cli",
+) -> subprocess.CompletedProcess:
+    """`launchops ARGS` as a user runs it, in a child process with `env`; `kill`: the
+    moment it SIGKILLs itself (tests.support.crash); `module`: another command's module
+    (`prefect`)."""
+    prefix = ["tests.support.crash", kill] if kill else [module]
     return subprocess.run(
-        [sys.executable, "-m", "launchops.cli", *args],
+        [sys.executable, "-m", *prefix, *args],
         capture_output=True,
         text=True,
         env=env,
         timeout=timeout,
+        cwd=ROOT,
     )
+
+
+def run_python(script: str, env: dict[str, str], timeout: float = 300) -> str:
+    """`python -c SCRIPT` from the checkout, as a user's program: its stdout (it must
+    exit 0; its stderr's end is the failure message)."""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
 
 
 async def land_first(ctx: LaunchContext, key: str) -> Attempt:

@@ -2,11 +2,13 @@
 server on PostgreSQL, a process work pool, two `prefect worker start` processes each with
 its own LAUNCHOPS_HOME and the same PostgreSQL journal, against the sandbox.
 
-The module shares one server and its workers (the tests run in order): `launchops deploy
---pool` makes what the server needs; a batch spreads over both workers, every launch
-registered once, the shared rate limits held in every second, the events on the server;
-a launch needing a person notifies a webhook; a cron batch and a one-off schedule fire
-with nobody acting; a worker killed mid-launch leaves nothing for a person.
+The module shares one server and its workers, and every test passes alone: the module's
+fixtures make what each needs (`launchops deploy --pool` runs as the server comes up, the
+16-launch batch runs once, for the tests that read it). `deploy` makes what the server
+needs; a batch spreads over both workers, every launch registered once, the shared rate
+limits held in every second, the events on the server; a launch needing a person
+notifies a webhook; a cron batch and a one-off schedule fire with nobody acting; a worker
+killed mid-launch leaves nothing for a person.
 
 The server asks for basic auth (PREFECT_SERVER_API_AUTH_STRING) as README sets it up;
 every worker, the CLI and the UI give the string, and an anonymous client gets nothing.
@@ -31,7 +33,7 @@ import pytest
 from solders.keypair import Keypair
 
 from launchops.exposure import probe
-from tests.support.pipeline import dump_yaml, launch_document, set_faults, stats
+from tests.support.pipeline import dump_yaml, launch_document, launchops, set_faults, stats
 from tests.support.postgres import database
 from tests.support.prefect_pool import (
     Hook,
@@ -70,6 +72,7 @@ class Pool:
             "LAUNCHOPS_REBROADCAST_SECONDS": "0.5",
             "LAUNCHOPS_LEASE_SECONDS": "20",
         }
+        self.deployed: subprocess.CompletedProcess | None = None  # the first deploy --pool
         self.workers = [self._worker(name) for name in ("worker-a", "worker-b")]
         self.hook = HTTPServer(("127.0.0.1", free_port()), Hook)
         threading.Thread(target=self.hook.serve_forever, daemon=True).start()
@@ -95,23 +98,10 @@ class Pool:
         return Worker(name, POOL, env, self.root / f"{name}.log")
 
     def launchops(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "launchops.cli", *args],
-            capture_output=True,
-            text=True,
-            env=self.env("operator"),
-            timeout=timeout,
-            cwd=ROOT,
-        )
+        return launchops(self.env("operator"), *args, timeout=timeout)
 
     def prefect(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "prefect", *args],
-            capture_output=True,
-            text=True,
-            env=self.env("operator"),
-            timeout=timeout,
-        )
+        return launchops(self.env("operator"), *args, timeout=timeout, module="prefect")
 
     def folder(self, name: str, count: int, **changes: Any) -> Path:
         folder = self.root / name
@@ -121,6 +111,14 @@ class Pool:
             document = launch_document(key=key, symbol=f"P{index}", **changes)
             (folder / f"{key}.yaml").write_text(dump_yaml(document))
         return folder
+
+    def deploy(self, *extra: str) -> subprocess.CompletedProcess:
+        """`launchops deploy --pool` for the spread batch's folder (made on first use)."""
+        folder = self.root / "spread"
+        if not folder.exists():
+            self.folder("spread", 16)
+        args = ["deploy", "--pool", POOL, "--batch", str(folder), "--crash-after", "45"]
+        return self.launchops(*args, *extra)
 
     def run_batch(self, folder: Path, *, wait: bool = True, exits: int = 0) -> str:
         """A run of the batch deployment on the pool, for `folder`; its flow run id. A
@@ -213,6 +211,9 @@ def pool(tmp_path_factory):
         try:
             built = Pool(root, sandbox, journal_db, server)
             airdrop(sandbox, built.key)
+            hook = f"http://127.0.0.1:{built.hook.server_port}/"
+            built.deployed = built.deploy("--notify-webhook", hook, "--json")
+            assert built.deployed.returncode == 0, built.deployed.stderr[-3000:]
             yield built
         finally:
             if built is not None:
@@ -221,20 +222,27 @@ def pool(tmp_path_factory):
                 server.stop()
 
 
+@pytest.fixture(scope="module")
+def spread(pool) -> dict[str, Any]:
+    """The 16-launch batch of the deployment, run once on the pool: its flow run, its
+    report, and the sandbox's counts before and after."""
+    httpx.post(f"{pool.sandbox.url}/_sandbox/stats/reset").raise_for_status()
+    before = stats(pool.sandbox)["launches"]
+    run_id = pool.run_batch(pool.root / "spread")
+    run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+    return {"run": run, "report": pool.report(), "before": before, "after": stats(pool.sandbox)}
+
+
 def test_deploy_makes_what_the_server_needs_once(pool):
-    folder = pool.folder("spread", 16)
-    hook = f"http://127.0.0.1:{pool.hook.server_port}/"
-    args = ["deploy", "--pool", POOL, "--batch", str(folder), "--crash-after", "45"]
-    first = pool.launchops(*args, "--notify-webhook", hook, "--json")
-    assert first.returncode == 0, first.stderr[-3000:]
-    made = json.loads(first.stdout)
+    assert pool.deployed is not None
+    made = json.loads(pool.deployed.stdout)  # the module's first deploy, with the webhook
     pool_lines = [line for line in made["made"] + made["kept"] if line.startswith("work pool")]
     assert pool_lines == [f"work pool {POOL} (process)"]  # the workers may have made it first
     limits = [line for line in made["made"] if line.startswith("global limit")]
     assert len(limits) == 3, made  # launches in flight, API rate, RPC rate
     assert sum("automation" in line for line in made["made"]) == 2
     assert {"batch-sandbox", "batch-part-sandbox"} <= set(made["deployments"])
-    again = json.loads(pool.launchops(*args, "--json").stdout)
+    again = json.loads(pool.deploy("--json").stdout)
     assert not [line for line in again["made"] if "automation 'launchops: crash" in line]
     assert any(line.startswith(f"work pool {POOL}") for line in again["kept"])
 
@@ -284,17 +292,12 @@ def _launchops(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_batch_spreads_over_both_workers_once_each_within_the_shared_rates(pool):
-    httpx.post(f"{pool.sandbox.url}/_sandbox/stats/reset").raise_for_status()
-    before = stats(pool.sandbox)["launches"]
-    run_id = pool.run_batch(pool.root / "spread")
-    run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+def test_a_batch_spreads_over_both_workers_once_each_within_the_shared_rates(pool, spread):
+    run, report, before, after = spread["run"], spread["report"], spread["before"], spread["after"]
     assert run["state_type"] == "COMPLETED", run["state"]
-    report = pool.report()
     assert report["counts"] == {"registered": 16}, report["counts"]
     workers = {row["worker"] for row in report["launches"]}
     assert workers == {"worker-a", "worker-b"}, workers  # spread over both
-    after = stats(pool.sandbox)
     for what in ("created", "mintsOnChain", "registered"):
         assert after["launches"][what] - before[what] == 16, (what, after["launches"])
     peaks = after["peakPerSecond"]
@@ -308,7 +311,7 @@ def test_a_batch_spreads_over_both_workers_once_each_within_the_shared_rates(poo
     assert "secret" not in json.dumps(event).lower()
 
 
-def test_the_ui_shows_the_batch_report_and_the_launch_events(pool):
+def test_the_ui_shows_the_batch_report_and_the_launch_events(pool, spread):
     """Screenshots of the server's UI (headless Chromium, when installed): the batch's
     report artifact and the event feed with the launches' events. They are kept in
     LAUNCHOPS_SCREENSHOTS when set, to be looked at."""
