@@ -15,9 +15,11 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import HTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from solders.keypair import Keypair
@@ -75,6 +77,7 @@ SLOT_MS = 1000
 SCHEDULES = "Schedules and several workers"
 AUTH = "launchops:readme-machines-auth"  # prefect.yaml's server asks for it too
 SPREAD = 6
+Built = TypeVar("Built", "Site", "YamlPool")  # what a fixture starts and funds
 
 
 def launch_env(sandbox: Any) -> dict[str, str]:
@@ -164,13 +167,11 @@ class Site:
 @pytest.fixture
 def site(sandbox_factory, tmp_path):
     sandbox = sandbox_factory(slot_ms=SLOT_MS)
-    with fresh_names("prefect", "launchops") as (prefect_db, journal_db):
-        built = Site(tmp_path, sandbox, prefect_db, journal_db)
-        airdrop(sandbox, built.key)
-        try:
-            yield built
-        finally:
-            built.close()
+    with (
+        fresh_names("prefect", "launchops") as (prefect_db, journal_db),
+        funded(Site(tmp_path, sandbox, prefect_db, journal_db), sandbox) as built,
+    ):
+        yield built
 
 
 def wrong(ran: list[tuple[Line, Ran]]) -> list[tuple[str, int, str]]:
@@ -304,6 +305,17 @@ class YamlPool:
         self.server.stop()
 
 
+@contextmanager
+def funded(built: Built, sandbox: Any) -> Iterator[Built]:
+    """`built`'s key airdropped on `sandbox`; its processes closed after, a failed airdrop
+    included."""
+    try:
+        airdrop(sandbox, built.key)
+        yield built
+    finally:
+        built.close()
+
+
 @pytest.fixture
 def yaml_pool(sandbox_factory, tmp_path):
     sandbox = sandbox_factory(slot_ms=SLOT_MS)
@@ -316,12 +328,8 @@ def yaml_pool(sandbox_factory, tmp_path):
             auth=AUTH,
             PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED="false",
         )
-        built = YamlPool(tmp_path, sandbox, server, journal_db)
-        airdrop(sandbox, built.key)
-        try:
+        with funded(YamlPool(tmp_path, sandbox, server, journal_db), sandbox) as built:
             yield built
-        finally:
-            built.close()
 
 
 def test_prefect_deploy_all_makes_prefect_yamls_deployments_and_a_batch_spreads(yaml_pool):
