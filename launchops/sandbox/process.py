@@ -4,6 +4,7 @@ tests that want the sandbox out of their own process (its own CPU, a real kill -
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -20,12 +21,32 @@ from launchops.sandbox.server import Served, bind_pair
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port whose next one is free too (API and PubSub), released for the child to take."""
-    first, second = bind_pair(host, 0)
-    port = first.getsockname()[1]
-    first.close()
-    second.close()
-    return port
+    """A port whose next one is free too (API and PubSub), released for a child process to
+    take. Picked below the kernel's ephemeral range: a port the kernel hands out (or its
+    neighbour) can become some connection's own end before the child binds it, and a
+    sandbox then fails to start (seen in CI)."""
+    for _ in range(500):
+        port = random.randrange(_PORTS_FROM, _ephemeral_from() - 1)
+        try:
+            first, second = bind_pair(host, port)
+        except OSError:
+            continue
+        first.close()
+        second.close()
+        return port
+    raise OSError(f"no two consecutive free ports on {host} below the ephemeral range")
+
+
+_PORTS_FROM = 10_000  # above the well-known and most services' registered ports
+
+
+def _ephemeral_from() -> int:
+    """The first port of the kernel's ephemeral range (Linux's; 32768 where it is not known,
+    below every platform's own range)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 @dataclass

@@ -8,7 +8,6 @@ import base64
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,14 +20,9 @@ from typing import Any, ClassVar
 import httpx
 
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
+from launchops.sandbox.process import free_port
 
 PREFECT = [sys.executable, "-m", "prefect"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def descendants(pid: int) -> list[int]:
