@@ -6,6 +6,8 @@
     ├── ServiceError ................ talking to the service went wrong
     │   ├── NetworkError ............ no HTTP answer: connect failure, reset, protocol error  [t]
     │   │   └── RequestTimeoutError
+    │   ├── ServiceGone ............. no usable answer for a whole call's deadline: the run   [t]
+    │   │                             stops asking it (every later call fails at once)
     │   └── APIStatusError .......... the service answered with an error (status, error, details)
     │       ├── BadRequestError ......... 400: invalid input, validation failure
     │       ├── ForbiddenError .......... 403: e.g. withdraw by a non-owner
@@ -13,10 +15,13 @@
     │       ├── RateLimitedError ........ 429, with `retry_after` seconds when given            [t]
     │       ├── ServerError ............. 5xx                                                   [t]
     │       └── UnexpectedResponseError . any other status, or a body that is not the contract
+    │           └── NotJsonError ........ a body that is not JSON (a CDN's or proxy's page)     [t]
     ├── ChainError .................. the chain or its RPC failed or refused
     │   ├── RpcUnavailable .......... no useful RPC answer: 429, 5xx, connection, timeout,   [t]
-    │   │                             a lagging or unhealthy node (-32005, -32016, ...), a
-    │   │                             malformed body (launchops.chain.answers maps them all)
+    │   │   │                         a lagging or unhealthy node (-32005, -32016, ...), a
+    │   │   │                         malformed body (launchops.chain.answers maps them all)
+    │   │   └── RpcGone ............. no usable answer for a whole call's deadline: the run
+    │   │                             stops asking it (every later call fails at once)
     │   ├── RpcRefused .............. the node refused the call itself (invalid params, ...)
     │   ├── TransactionRejected ..... the node refused a transaction (preflight, signature)
     │   ├── WrongCluster ............ the RPC serves another cluster than the profile's
@@ -31,6 +36,8 @@
     ├── LeaseError .................. another worker has the launch
     │   ├── LeaseHeld ............... ... so this one does not start it
     │   └── LeaseLost ............... ... it took the lease over while this one worked
+    ├── StepTimedOut ................ a step did not end within the profile's step_seconds:
+    │                                 the launch stays where a re-run continues it
     ├── BlockhashExpired ............ nothing of a create landed and its blockhash is dead:
     │                                 the runner creates again (launchops.retries)
     ├── SandboxPortTaken ............ the sandbox profile's address is taken by something else
@@ -69,10 +76,12 @@ __all__ = [
     "LeaseLost",
     "NetworkError",
     "NotFoundError",
+    "NotJsonError",
     "Problem",
     "RateLimitedError",
     "RequestTimeoutError",
     "RpcError",
+    "RpcGone",
     "RpcRefused",
     "RpcUnavailable",
     "SandboxPortTaken",
@@ -80,7 +89,9 @@ __all__ = [
     "SecretUnavailable",
     "ServerError",
     "ServiceError",
+    "ServiceGone",
     "SigningError",
+    "StepTimedOut",
     "TransactionRefused",
     "TransactionRejected",
     "UnexpectedResponseError",
@@ -153,6 +164,14 @@ class RequestTimeoutError(NetworkError):
     """The service did not answer in time."""
 
 
+class ServiceGone(ServiceError):
+    """The service gave no usable answer for a whole call's deadline (its attempts all
+    failed transiently): this run asks it nothing more, every later call fails at once."""
+
+    transient = True
+    retried = True
+
+
 class APIStatusError(ServiceError):
     """The service answered with an error status.
 
@@ -215,6 +234,15 @@ class UnexpectedResponseError(APIStatusError):
     """A status the contract does not name, or a body that does not match the contract."""
 
 
+class NotJsonError(UnexpectedResponseError):
+    """The answer is not JSON (a CDN's challenge page, a proxy's error page): it is not the
+    service's answer, so asking again may get it. Its text is never kept or shown."""
+
+    def __init__(self, status: int, error: str, **kw: Any) -> None:
+        super().__init__(status, error, **kw)
+        self.transient = True
+
+
 def _detail_text(detail: Any) -> str:
     if isinstance(detail, dict):
         where = detail.get("path") or detail.get("field") or detail.get("loc")
@@ -246,6 +274,13 @@ class RpcUnavailable(ChainError):
         self.retry_after = retry_after
 
 
+class RpcGone(RpcUnavailable):
+    """The RPC gave no usable answer for a whole call's deadline (blackholed, down, every
+    call rate-limited): this run asks it nothing more, every later call fails at once."""
+
+    retried = True
+
+
 class RpcRefused(ChainError):
     """The node refused the call itself (invalid request or params, unsupported method or
     version, a body too large): asking the same again cannot help."""
@@ -270,6 +305,16 @@ class TransactionRejected(ChainError):
     @property
     def already_processed(self) -> bool:
         return "already been processed" in str(self) or "AlreadyProcessed" in str(self.err)
+
+    @property
+    def unfunded(self) -> bool:
+        """Refused for want of SOL (the fee payer's, or rent): funded, it may pass."""
+        err = self.err
+        if err in ("AccountNotFound", "InsufficientFundsForFee"):
+            return True
+        if isinstance(err, dict) and "InsufficientFundsForRent" in err:
+            return True
+        return "insufficient lamports" in str(self)
 
 
 class WrongCluster(ChainError):
@@ -320,6 +365,11 @@ class LeaseLost(LeaseError):
     def __init__(self, key: str) -> None:
         super().__init__(f"launch {key}: taken over by another worker (this one's lease lapsed)")
         self.key = key
+
+
+class StepTimedOut(LaunchOpsError):
+    """A step of a launch did not end within the profile's `step_seconds`: stopped where it
+    was (its journal state says where a re-run continues it)."""
 
 
 class BlockhashExpired(LaunchOpsError):

@@ -7,8 +7,10 @@
     register answering 400 "not found": the        the register step   INDEXER_WAIT, for
       service has not indexed the launch yet                             the profile's
                                                                          register_index_seconds
-    an RPC call: no answer, 429, 5xx               ChainRpc            RPC_CALLS
-    a blockhash expired with nothing landed        the runner          create_again(profile)
+    an RPC call: no answer, 429, 5xx               ChainRpc            RPC_CALLS, within
+                                                                         the profile's
+                                                                         rpc_call_seconds
+    a blockhash expired with nothing landed        the runner          create_again(n)
     a transient failure nothing beneath retried    the Prefect task    TASK_RETRIES
       (e.g. the journal's database unreachable)
 
@@ -22,13 +24,18 @@ but for one: right after confirmation the public service may answer register 400
 found" for a launch it has not indexed yet, and the register step asks again (each ask
 is the client's whole REGISTER_CALLS policy) until the profile's `register_index_seconds`
 have passed; then the launch is `register_failed`, for the registration retry.
+
+Every policy is bounded twice: by its attempts and by a deadline across them (`deadline`,
+seconds from the first attempt; an attempt is not started, nor a wait begun, that would
+end past it). A `Retry-After` longer than what is left ends the retries at once.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from tenacity import (
     AsyncRetrying,
@@ -39,11 +46,9 @@ from tenacity import (
     stop_before_delay,
     wait_random_exponential,
 )
+from tenacity.stop import stop_base
 
-from launchops.errors import BadRequestError, BlockhashExpired
-
-if TYPE_CHECKING:
-    from launchops.config.profiles import Profile
+from launchops.errors import BadRequestError, BlockhashExpired, LaunchOpsError
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class RetryPolicy:
     initial_wait: float = 0.25
     max_wait: float = 8.0
     max_retry_after: float = 30.0
+    deadline: float | None = None  # seconds across every attempt and wait
 
     def wait(self, state: RetryCallState) -> float:
         """Half of the exponential step for sure, half at random: callers that failed
@@ -74,10 +80,18 @@ class RetryPolicy:
         total = sum(self.step(attempt) for attempt in range(1, self.attempts))
         return total / 2, total
 
+    def within(self, deadline: float | None) -> RetryPolicy:
+        """The same policy bounded by `deadline` seconds across its attempts."""
+        return replace(self, deadline=deadline)
+
     def retrying(self) -> AsyncRetrying:
-        """Repeat while the error is transient; the error finally raised says it was retried."""
+        """Repeat while the error is transient, within the attempts and the deadline; the
+        error finally raised says it was retried."""
+        stop: stop_base = stop_after_attempt(self.attempts)
+        if self.deadline is not None:
+            stop = stop | stop_before_delay(self.deadline)
         return AsyncRetrying(
-            stop=stop_after_attempt(self.attempts),
+            stop=stop,
             wait=self.wait,
             retry=retry_if_exception(is_transient),
             retry_error_callback=_mark_retried if self.attempts > 1 else None,
@@ -107,11 +121,35 @@ REGISTER_CALLS = RetryPolicy(attempts=8, initial_wait=0.5, max_wait=8.0)
 RPC_CALLS = RetryPolicy(attempts=8, initial_wait=0.2, max_wait=4.0)
 
 
-def create_again(profile: Profile) -> AsyncRetrying:
-    """New creates while a blockhash expires with nothing landed: bounded, jittered."""
+class Outage:
+    """Whether a remote (the RPC, the service) is gone for this run: once one call's
+    attempts failed transiently for its whole deadline, every later call fails at once
+    with `gone()` instead of waiting out a deadline of its own (a batch whose RPC is gone
+    ends within about one deadline, not one a launch)."""
+
+    def __init__(self, gone: Callable[[str], LaunchOpsError]) -> None:
+        self._make = gone
+        self.reason: str | None = None
+
+    def check(self) -> None:
+        """Raise the gone error if the remote is gone."""
+        if self.reason is not None:
+            raise self._make(self.reason)
+
+    def exhausted(self, error: BaseException, seconds: float) -> LaunchOpsError:
+        """A call gave up on `error` (transient to its last attempt, after `seconds`): the
+        remote is gone for this run; the error to raise in its place."""
+        if self.reason is None:
+            self.reason = f"no usable answer for {seconds:.0f} s (last: {error})"
+        return self._make(self.reason)
+
+
+def create_again(attempts: int) -> AsyncRetrying:
+    """New creates while a blockhash expires with nothing landed: at most `attempts` (the
+    profile's `create_attempts`), jittered."""
     return AsyncRetrying(
         retry=retry_if_exception_type(BlockhashExpired),
-        stop=stop_after_attempt(profile.create_attempts + 1),  # the last one records `failed`
+        stop=stop_after_attempt(attempts + 1),  # the last one records `failed`
         wait=wait_random_exponential(multiplier=0.2, max=5),
         reraise=True,
     )
@@ -165,6 +203,7 @@ __all__ = [
     "SERVICE_CALLS",
     "TASK_RETRIES",
     "IndexerWait",
+    "Outage",
     "RetryPolicy",
     "create_again",
     "is_transient",

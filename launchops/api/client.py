@@ -3,11 +3,14 @@
 Every failure is a typed error from `launchops.api.errors`. The client owns the retries
 of HTTP transients (no answer, 429, 5xx) for every call, as `launchops.retries` writes:
 the reads, the builders and the idempotent register are safe to repeat, and so is a
-create whose answer was lost (unsigned, it can never land).
+create whose answer was lost (unsigned, it can never land). Every call is bounded by one
+deadline across its retries (`deadline`); a call that got no usable answer for all of it
+makes the service gone for this client (`ServiceGone`: every later call fails at once).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from decimal import Decimal
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -24,6 +27,8 @@ from launchops.api.errors import (
     InvalidInputError,
     NetworkError,
     RequestTimeoutError,
+    ServiceError,
+    ServiceGone,
 )
 from launchops.api.fields import Network, problems_of
 from launchops.api.models import (
@@ -45,7 +50,7 @@ from launchops.api.models import (
     WithdrawRequest,
 )
 from launchops.api.responses import error_from_response, json_body, parse, parse_body
-from launchops.retries import REGISTER_CALLS, SERVICE_CALLS, RetryPolicy
+from launchops.retries import REGISTER_CALLS, SERVICE_CALLS, Outage, RetryPolicy
 
 __all__ = [
     "USER_AGENT",
@@ -82,8 +87,11 @@ class AsyncServiceClient(AfterLaunchCalls):
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int = 32,
         limiter: Any = None,
+        deadline: float | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.deadline = deadline  # one call across its retries (None: the policy's attempts)
+        self.outage = Outage(self._gone)
         self.network = Network(network)
         self.retry = retry or SERVICE_CALLS
         self.register_retry = retry or REGISTER_CALLS
@@ -102,6 +110,13 @@ class AsyncServiceClient(AfterLaunchCalls):
             event_hooks={"request": [self._throttle]} if limiter is not None else None,
         )
         self._limiter = limiter
+
+    def _gone(self, reason: str) -> ServiceGone:
+        return ServiceGone(
+            f"the service at {self.base_url}: {reason}; it is down, unreachable or refusing "
+            "every call. Run the same command again later: every launch continues where it "
+            "stopped"
+        )
 
     async def _throttle(self, request: httpx.Request) -> None:
         """Wait for a slot of the rate limit shared by every launch in this process."""
@@ -275,14 +290,33 @@ class AsyncServiceClient(AfterLaunchCalls):
         headers: dict[str, str] | None = None,
         retry: RetryPolicy | None = None,
     ) -> httpx.Response:
-        policy = retry or self.retry
-        async for attempt in policy.retrying():
-            with attempt:
-                return await self._send(method, path, params=params, json=json, headers=headers)
+        policy = (retry or self.retry).within(self.deadline)
+        self.outage.check()
+        started = time.monotonic()
+        try:
+            async for attempt in policy.retrying():
+                with attempt:
+                    left = (
+                        None
+                        if self.deadline is None
+                        else self.deadline - (time.monotonic() - started)
+                    )
+                    return await self._send(
+                        method, path, params=params, json=json, headers=headers, left=left
+                    )
+        except ServiceError as exc:
+            if not (exc.transient and exc.retried) or self.deadline is None:
+                raise
+            raise self.outage.exhausted(exc, time.monotonic() - started) from None
         raise AssertionError("unreachable: tenacity reraises the last error")
 
-    async def _send(self, method: str, path: str, **kw: Any) -> httpx.Response:
+    async def _send(
+        self, method: str, path: str, *, left: float | None = None, **kw: Any
+    ) -> httpx.Response:
         url = f"{self.base_url}/{path}"
+        if left is not None:  # no attempt outlasts what is left of the call's deadline
+            timeout = self._http.timeout.read or left
+            kw["timeout"] = max(min(timeout, left), 0.5)
         try:
             response = await self._http.request(method, path, **kw)
         except httpx.TimeoutException as exc:
@@ -297,6 +331,8 @@ class AsyncServiceClient(AfterLaunchCalls):
             ) from exc
         if response.status_code >= 400:
             raise error_from_response(response)
+        if response.content and response.content.lstrip()[:1] not in (b"{", b"["):
+            json_body(response)  # not the service's JSON (a CDN's page): NotJsonError, retried
         return response
 
 

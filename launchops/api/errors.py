@@ -10,11 +10,13 @@ from launchops.errors import (
     LaunchOpsError,
     NetworkError,
     NotFoundError,
+    NotJsonError,
     Problem,
     RateLimitedError,
     RequestTimeoutError,
     ServerError,
     ServiceError,
+    ServiceGone,
     UnexpectedResponseError,
 )
 
@@ -27,10 +29,12 @@ __all__ = [
     "LaunchOpsError",
     "NetworkError",
     "NotFoundError",
+    "NotJsonError",
     "Problem",
     "RateLimitedError",
     "RequestTimeoutError",
     "ServerError",
     "ServiceError",
+    "ServiceGone",
     "UnexpectedResponseError",
 ]

@@ -14,6 +14,7 @@ from launchops.api.errors import (
     BadRequestError,
     ForbiddenError,
     NotFoundError,
+    NotJsonError,
     RateLimitedError,
     ServerError,
     UnexpectedResponseError,
@@ -36,9 +37,11 @@ def error_from_response(response: httpx.Response) -> APIStatusError:
     status = response.status_code
     try:
         body: Any = response.json()
-    except ValueError:
-        body = response.text[:2000] or None
-    error, details = _error_text(body, status)
+    except ValueError:  # a page (a proxy's, a CDN's) is never shown, only what it is
+        body = None if _is_page(response) else (response.text[:2000] or None)
+        error, details = _error_text(body, status) if body else (not_json(response), [])
+    else:
+        error, details = _error_text(body, status)
     cls = _STATUS_ERRORS.get(status) or (ServerError if status >= 500 else UnexpectedResponseError)
     where = {"method": response.request.method, "url": str(response.request.url)}
     if cls is RateLimitedError:
@@ -61,8 +64,24 @@ def _error_text(body: Any, status: int) -> tuple[str, list[Any]]:
         if isinstance(body.get("message"), str):
             return body["message"], details
     if isinstance(body, str) and body.strip():
-        return body.strip()[:300], []
+        return " ".join(body.split())[:300], []
     return httpx.codes.get_reason_phrase(status) or f"HTTP {status}", []
+
+
+def not_json(response: httpx.Response) -> str:
+    """What an answer that is not JSON is, in a few words (never its text): its reason
+    phrase, and whether it is an HTML page (a CDN's challenge, a proxy's error page)."""
+    reason = httpx.codes.get_reason_phrase(response.status_code) or "HTTP"
+    if _is_page(response):
+        return f"{reason}: an HTML page, not the service's JSON (a proxy or CDN answered)"
+    kind = response.headers.get("content-type", "").split(";")[0].strip() or "no content type"
+    return f"{reason}: {kind}, not the service's JSON"
+
+
+def _is_page(response: httpx.Response) -> bool:
+    """An HTML page (by its type, or by its first character when it has none)."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip()
+    return kind == "text/html" or response.text.lstrip()[:1] == "<"
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -80,11 +99,18 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def json_body(response: httpx.Response) -> Any:
-    """The answer's JSON; `UnexpectedResponseError` when it is not JSON."""
+    """The answer's JSON; `NotJsonError` (transient: every call is safe to repeat) when it
+    is not JSON."""
     try:
         return response.json()
     except ValueError:
-        raise _unexpected(response, "the answer is not JSON", response.text[:500]) from None
+        request = response.request
+        raise NotJsonError(
+            response.status_code,
+            not_json(response),
+            method=request.method,
+            url=str(request.url),
+        ) from None
 
 
 def parse(model: type[M], response: httpx.Response) -> M:

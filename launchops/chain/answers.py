@@ -7,8 +7,10 @@ transport errors in one module).
     HTTP 429 (Retry-After honoured), 408, 5xx           RpcUnavailable         yes
     HTTP 413 and any other non-200                      RpcRefused             no
     a body that is not JSON-RPC (not JSON, truncated,   RpcUnavailable         yes
-      an error without code or message, a result of
-      the wrong shape, a number out of range)
+      not `jsonrpc: "2.0"`, an error without code or
+      message, a result of the wrong shape, a number
+      out of range), or an answer to another request
+      (its `id` is not the request's)
     -32005 node unhealthy / behind by N slots           RpcUnavailable         yes
     -32004 block not available, -32007 and -32009        RpcUnavailable         yes
       slot skipped, -32014 block status not yet
@@ -65,16 +67,20 @@ class Answer:
     context_slot: int | None
 
 
-def read_answer(url: str, response: httpx.Response) -> Answer:
-    """The result of one JSON-RPC call, or the error it maps to (see the table above)."""
+def read_answer(url: str, response: httpx.Response, request_id: Any = None) -> Answer:
+    """The result of one JSON-RPC call, or the error it maps to (see the table above); with
+    `request_id`, an answer that does not carry that id is malformed (another request's)."""
     if response.status_code != 200:
         raise _status_error(url, response)
     try:
         body = json.loads(response.content)
     except ValueError:
         raise malformed(url, "its body is not JSON") from None
-    if not isinstance(body, dict):
-        raise malformed(url, "its body is not a JSON-RPC answer")
+    if not isinstance(body, dict) or body.get("jsonrpc") != "2.0":
+        raise malformed(url, "its body is not a JSON-RPC 2.0 answer")
+    if request_id is not None and body.get("id") != request_id:
+        shown = str(body.get("id"))[:24]
+        raise malformed(url, f"it answers another request: id {shown}, not {request_id}")
     if "error" in body and body["error"] is not None:
         raise error_of(url, body["error"])
     if "result" not in body:

@@ -2,8 +2,12 @@
 `launchops.chain.answers` (one map of what a node answers onto the error tree).
 
 Transient failures (HTTP 429 and 5xx, connection errors, timeouts, a lagging or unhealthy
-node, a malformed body) are retried here, as `launchops.retries.RPC_CALLS` says; what the
-node refuses is a `TransactionRejected` (a transaction) or an `RpcRefused` (the call).
+node, a malformed body, an answer to another request) are retried here, as
+`launchops.retries.RPC_CALLS` says, within one deadline a call (`deadline`): a call that
+got no usable answer for all of it makes the RPC gone for this run (`RpcGone`; every
+later call fails at once). What the node refuses is a `TransactionRejected` (a
+transaction) or an `RpcRefused` (the call). Each request carries an id of its own, and
+an answer carrying another is never taken.
 Reads that matter for deciding a transaction's fate also return the slot the node
 answered at (its `context`), so that a lagging node's stale answer is never taken for a
 proof (`launchops.chain.fate`).
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 import base64
 import itertools
+import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -32,13 +38,14 @@ from launchops.chain.answers import (
     read_answer,
 )
 from launchops.chain.landing import LEVELS, Landing
-from launchops.errors import RpcUnavailable, TransactionRejected
-from launchops.retries import RPC_CALLS, RetryPolicy
+from launchops.errors import RpcGone, RpcUnavailable, TransactionRejected
+from launchops.retries import RPC_CALLS, Outage, RetryPolicy
 
 T = TypeVar("T")
 STATUS_BATCH = 256
 ACCOUNTS_BATCH = 100
 CONFIRMED = {"commitment": "confirmed"}
+NOTICE_AFTER = 3.0  # seconds without a usable answer before the wait is told (`notify`)
 
 
 @dataclass(frozen=True)
@@ -58,8 +65,10 @@ class StatusView:
 
 
 class ChainRpc:
-    """The calls the pipeline makes to a Solana RPC node, each retried as `retry` says and
-    shared by every launch in flight (`limiter`: an aiolimiter.AsyncLimiter)."""
+    """The calls the pipeline makes to a Solana RPC node, each retried as `retry` says within
+    `deadline` seconds (each attempt within `timeout`), and shared by every launch in flight
+    (`limiter`: an aiolimiter.AsyncLimiter). `notify(message)` hears a wait for an answer
+    that lasts (a live display shows it)."""
 
     def __init__(
         self,
@@ -68,20 +77,35 @@ class ChainRpc:
         timeout: float = 30.0,
         retry: RetryPolicy = RPC_CALLS,
         limiter: Any = None,
+        deadline: float = 30.0,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.url = url
         self.timeout = timeout
         self.retry = retry
         self.limiter = limiter
+        self.deadline = deadline
+        self.notify = notify
         self.calls = 0
+        self.highest_slot = 0  # the highest context slot any answer carried
+        self.outage = Outage(self._gone)
         self._http = httpx.AsyncClient(
             timeout=timeout,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
             headers={"Content-Type": "application/json"},
             verify=not url.startswith("http://"),  # no CA bundle to load for a local node
         )
-        self._ids = itertools.count(1)
+        # Ids no other client of the node is likely to use too: an answer is taken only
+        # with the id of its own request.
+        self._ids = itertools.count(random.randrange(1, 2**40))
         self._client: Any = None
+
+    def _gone(self, reason: str) -> RpcGone:
+        return RpcGone(
+            f"RPC {self.url}: {reason}; it is down, unreachable or refusing every call. "
+            "Check it (or set rpc_url to another), then run the same command again: every "
+            "launch continues where it stopped"
+        )
 
     @property
     def client(self) -> Any:
@@ -110,26 +134,48 @@ class ChainRpc:
     ) -> tuple[T, int | None]:
         """One JSON-RPC call, its result read by `shape` (a result of the wrong shape is a
         malformed answer), and the slot the node answered at; asked again while it fails
-        transiently (unless `retry` is False: the caller decides what that means)."""
+        transiently, within the deadline (unless `retry` is False: the caller decides
+        what that means)."""
+        self.outage.check()
         if not retry:
-            return await self._once(method, params, shape)
-        async for attempt in self.retry.retrying():
-            with attempt:
-                return await self._once(method, params, shape)
+            return await self._once(method, params, shape, self.timeout)
+        started = time.monotonic()
+        try:
+            async for attempt in self.retry.within(self.deadline).retrying():
+                with attempt:
+                    waited = time.monotonic() - started
+                    if waited >= NOTICE_AFTER and self.notify is not None:
+                        self.notify(
+                            f"no usable answer from the RPC for {waited:.0f} s ({method}); "
+                            f"asking again until {self.deadline:.0f} s"
+                        )
+                    timeout = min(self.timeout, max(self.deadline - waited, 0.5))
+                    return await self._once(method, params, shape, timeout)
+        except RpcUnavailable as exc:
+            if not exc.retried:
+                raise
+            raise self.outage.exhausted(exc, time.monotonic() - started) from None
         raise AssertionError("unreachable")
 
     async def _once(
-        self, method: str, params: list[Any], shape: Callable[[Any], T]
+        self, method: str, params: list[Any], shape: Callable[[Any], T], timeout: float
     ) -> tuple[T, int | None]:
         self.calls += 1
         if self.limiter is not None:
             await self.limiter.acquire()
-        body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+        request_id = next(self._ids)
+        body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         try:
-            response = await self._http.post(self.url, json=body)
+            response = await self._http.post(self.url, json=body, timeout=timeout)
+        except httpx.TimeoutException as exc:
+            raise RpcUnavailable(
+                f"RPC {self.url}: no answer within {timeout:g} s ({type(exc).__name__})"
+            ) from None
         except (httpx.HTTPError, OSError) as exc:
-            raise RpcUnavailable(f"RPC {self.url}: {type(exc).__name__}: {exc}") from None
-        answer = read_answer(self.url, response)
+            raise RpcUnavailable(f"RPC {self.url}: {_described(exc)}") from None
+        answer = read_answer(self.url, response, request_id)
+        if answer.context_slot is not None and answer.context_slot > self.highest_slot:
+            self.highest_slot = answer.context_slot
         return self._shaped(shape, answer.value), answer.context_slot
 
     def _shaped(self, convert: Callable[[Any], T], value: Any) -> T:
@@ -202,11 +248,20 @@ class ChainRpc:
     # ── accounts ────────────────────────────────────────────────────────────
 
     async def existing(
-        self, keys: Sequence[Pubkey], *, min_context_slot: int | None = None
+        self,
+        keys: Sequence[Pubkey],
+        *,
+        min_context_slot: int | None = None,
+        commitment: str = "confirmed",
     ) -> tuple[list[bool], int | None]:
-        """Which of `keys` hold an account, and the slot the node answered at. With
-        `min_context_slot`, a node behind that slot answers -32016: asked once, raised."""
-        config: dict[str, Any] = {"encoding": "base64", "commitment": "confirmed"}
+        """Which of `keys` hold an account (at `commitment`), and the slot the node answered
+        at. With `min_context_slot`, a node behind that slot answers -32016: asked once,
+        raised."""
+        config: dict[str, Any] = {
+            "encoding": "base64",
+            "commitment": commitment,
+            "dataSlice": {"offset": 0, "length": 0},  # whether it exists, not what it holds
+        }
         if min_context_slot is not None:
             config["minContextSlot"] = min_context_slot
         found: list[bool] = []
@@ -223,6 +278,11 @@ class ChainRpc:
             if slot is not None:
                 slots.append(slot)
         return found, min(slots) if slots else None
+
+    async def ledger_start(self) -> int:
+        """The lowest slot the node still has transactions of (`minimumLedgerSlot`): a node
+        without history answers "not found" for anything older."""
+        return (await self.call("minimumLedgerSlot", [], _count))[0]
 
     async def balance(self, key: Pubkey) -> int:
         return (await self.call("getBalance", [str(key), CONFIRMED], _count))[0]
@@ -250,6 +310,12 @@ class ChainRpc:
 
 
 # ── shapes ──────────────────────────────────────────────────────────────────
+
+
+def _described(exc: BaseException) -> str:
+    """A transport failure in words: its kind, and its text when it has one."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else f"{type(exc).__name__} (no answer)"
 
 
 def _b64(raw: bytes) -> str:

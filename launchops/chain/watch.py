@@ -26,6 +26,7 @@ from launchops.chain.rpc import ChainRpc
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 5.0
+GIVE_UP_AFTER = 3  # failed connections in a row, then the run polls only
 
 
 def pubsub_url(rpc_url: str) -> str:
@@ -43,7 +44,10 @@ class SignatureFeed:
     """signatureSubscribe at `confirmed` over one WebSocket, shared by every launch.
 
     Best effort by design: when the socket cannot be opened or drops, `expect` returns
-    None and callers poll; it tries to reconnect at most every few seconds.
+    None and callers poll; it tries to reconnect at most every few seconds, one attempt
+    for every launch waiting (not one each), and gives the feed up for the rest of the run
+    after GIVE_UP_AFTER failed connections in a row (a port that accepts and never
+    completes the handshake would otherwise cost each launch its own timeout).
     """
 
     def __init__(self, url: str) -> None:
@@ -53,6 +57,7 @@ class SignatureFeed:
         self._by_subscription: dict[int, asyncio.Future[Landing]] = {}
         self._by_signature: dict[Signature, asyncio.Future[Landing]] = {}
         self._failed_at = -RECONNECT_SECONDS
+        self._failures = 0  # failed connections in a row
         self._lock = asyncio.Lock()
         self.subscribed = 0
 
@@ -90,21 +95,30 @@ class SignatureFeed:
             future.cancel()
         self._by_subscription = {k: f for k, f in self._by_subscription.items() if not f.done()}
 
+    def _resting(self) -> bool:
+        """No connection is tried now: given up, or failed a moment ago."""
+        if self._failures >= GIVE_UP_AFTER:
+            return True
+        return time.monotonic() - self._failed_at < RECONNECT_SECONDS
+
     async def _connected(self) -> Any:
         if self._client is not None:
             return self._client
-        if time.monotonic() - self._failed_at < RECONNECT_SECONDS:
+        if self._resting():
             return None
         async with self._lock:
-            if self._client is None:
+            # Whoever held the lock tried for everyone waiting on it: its failure is theirs.
+            if self._client is None and not self._resting():
                 from solana.rpc.websocket_api import SolanaWsClient
 
                 client = SolanaWsClient(self.url, request_timeout=5.0, open_timeout=2.0)
                 try:
                     self._client = await client.connect()
                 except Exception as exc:
+                    self._failures += 1
                     self._broken(exc)
                     return None
+                self._failures = 0
                 self._reader = asyncio.create_task(self._read(self._client))
         return self._client
 
@@ -156,6 +170,7 @@ class Seen:
 
     landing: Landing | None
     block_height: int | None  # known when the signature had not landed
+    context_slot: int | None = None  # the slot the node answered at, when it said
 
 
 def _fail(batch: dict[Signature, list[asyncio.Future[Seen]]], exc: BaseException) -> None:
@@ -168,7 +183,8 @@ def _fail(batch: dict[Signature, list[asyncio.Future[Seen]]], exc: BaseException
 class StatusWatcher:
     """One poller for every signature in flight in this process (see the module's text).
     A poll that fails transiently is asked again at the next cycle, for up to `give_up`
-    seconds of failures in a row; then its waiters learn of the error."""
+    seconds of failures in a row; then its waiters learn of the error, as they do at once
+    of one that is not transient (the RPC gone for this run: `RpcGone`)."""
 
     def __init__(
         self,
@@ -233,13 +249,14 @@ class StatusWatcher:
             wanted, self._height_wanted = self._height_wanted, False
             signatures = list(batch)
             try:
-                landings = await self.rpc.statuses(signatures)
+                view = await self.rpc.statuses_at(signatures)
+                landings = view.landings
                 height = await self.rpc.block_height() if wanted and None in landings else None
             except Exception as exc:
                 # A failed poll tells nothing of any launch: its waiters wait for the next
                 # cycle, unless the RPC has failed for longer than `give_up` seconds.
                 failing_since = failing_since or time.monotonic()
-                transient = getattr(exc, "transient", False)
+                transient = getattr(exc, "transient", False) and not getattr(exc, "retried", 0)
                 if transient and time.monotonic() - failing_since < self.give_up:
                     log.info("status poll failed, asking again: %s", exc)
                     self._requeue(batch, wanted)
@@ -249,7 +266,7 @@ class StatusWatcher:
             failing_since = None
             self.cycles += 1
             for signature, landing in zip(signatures, landings, strict=True):
-                seen = Seen(landing, height if landing is None else None)
+                seen = Seen(landing, height if landing is None else None, view.context_slot)
                 for future in batch[signature]:
                     if not future.done():
                         future.set_result(seen)

@@ -114,8 +114,9 @@ def _lines_above() -> Iterator[tuple[Any, _Lines]]:
 
 
 class StepBoard:
-    """The steps of one launch, driven by the pipeline's progress messages; what the
-    sandbox did (started, funded the key) shows as a row above them."""
+    """The steps of one launch, driven by the pipeline's progress messages; what happens
+    beside them (the sandbox started, a key funded, a wait for the RPC) shows as a row
+    above them, named for what said it."""
 
     MARKS: ClassVar = {"waiting": "[dim]·[/]", "running": "[yellow]>[/]", "done": "[green]✓[/]"}
 
@@ -126,6 +127,7 @@ class StepBoard:
         self.status = dict.fromkeys(self.steps, "waiting")
         self.notes = dict.fromkeys(self.steps, "")
         self.note = ""
+        self.note_from = "sandbox"
         self._live: Any = None
 
     @contextlib.contextmanager
@@ -142,7 +144,7 @@ class StepBoard:
             self.status[step] = "running"
             self.notes[step] = message
         else:
-            self.note = message
+            self.note, self.note_from = message, step
         if self._live is not None:
             self._live.refresh()
 
@@ -163,7 +165,7 @@ class StepBoard:
         table.add_column(no_wrap=True)
         table.add_column(overflow="ellipsis")  # wrapped at words; a longer word ends in …
         if self.note:
-            table.add_row("[dim]-[/]", "sandbox", self.note)
+            table.add_row("[dim]-[/]", self.note_from, self.note)
         for step in self.steps:
             table.add_row(self.MARKS.get(self.status[step], "[red]x[/]"), step, self.notes[step])
         return table
@@ -175,12 +177,19 @@ class BatchProgress:
     def __init__(self, total: int) -> None:
         self.total = total
         self.rows: dict[str, Any] = {}
+        self.waiting = ""  # what the batch waits for, when it does (the RPC, say)
 
     def live(self) -> Any:
         return live_display(self._render, refresh_per_second=4)
 
     def update(self, row: Any) -> None:
         self.rows[row.file] = row
+
+    def note(self, key: str, step: str, message: str) -> None:
+        """A progress message: one of the batch's own (no launch key) shows below the bar
+        until the next one (a wait for the RPC and how long it lasts)."""
+        if not key:
+            self.waiting = f"{step}: {message}"
 
     def _render(self) -> Any:
         from rich.progress_bar import ProgressBar
@@ -198,4 +207,6 @@ class BatchProgress:
         )
         counted = "  ".join(f"{state}: {n}" for state, n in sorted(tally.items()))
         grid.add_row("", counted or "validating")
+        if self.waiting:
+            grid.add_row("", self.waiting)
         return grid

@@ -111,7 +111,30 @@ class Profile(BaseSettings):
     embedded_sandbox: bool = False
     sandbox_slot_ms: int = Field(400, ge=0)
     explorer: str = ""
-    timeout_seconds: float = Field(30.0, gt=0)
+    timeout_seconds: float = Field(
+        30.0, gt=0, description="one HTTP request to the service or the RPC, at most"
+    )
+    rpc_call_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="one RPC call across its retries: past it with no usable answer, the RPC "
+        "is taken as gone for the run, which ends (every launch left where a re-run goes on)",
+    )
+    service_call_seconds: float = Field(
+        60.0,
+        gt=0,
+        le=3600,
+        description="one service call across its retries: past it, the service is taken as "
+        "gone for the run, which ends as for the RPC",
+    )
+    step_seconds: float = Field(
+        600.0,
+        gt=0,
+        le=86400,
+        description="one step of a launch (create, submit, ...): past it, the step stops where "
+        "it is and a re-run continues it",
+    )
     lease_seconds: float = Field(
         60.0, ge=1, le=3600, description="a worker's hold on a launch; another takes over after"
     )

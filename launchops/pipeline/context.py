@@ -32,7 +32,13 @@ from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.profiles import Profile
 from launchops.config.secrets import LaunchSecrets
-from launchops.errors import JournalError, LeaseHeld, LeaseLost, SandboxPortTaken
+from launchops.errors import (
+    JournalError,
+    LaunchOpsError,
+    LeaseHeld,
+    LeaseLost,
+    SandboxPortTaken,
+)
 from launchops.journal.records import LaunchRecord, Lease
 from launchops.journal.store import Journal
 
@@ -76,6 +82,17 @@ class LaunchContext:
     @property
     def wallet(self) -> Pubkey:
         return self.keypair.pubkey()
+
+    def stopped(self) -> str | None:
+        """Why this run starts nothing more (its RPC or its service is gone), if it does
+        not: the error every later call would raise at once."""
+        for outage in (self.rpc.outage, self.client.outage):
+            if outage.reason is not None:
+                try:
+                    outage.check()
+                except LaunchOpsError as exc:
+                    return str(exc)
+        return None
 
     async def acquire(self, key: str) -> bool:
         """Take the launch's lease (or renew ours) and keep it renewed in the background
@@ -189,16 +206,30 @@ def _dead_here(owner: str) -> bool:
     return False
 
 
-def sandbox_running(rpc_url: str, timeout: float = 1.0) -> bool:
-    """Whether an RPC answers `getHealth` at `rpc_url` with HTTP 200 within `timeout`
-    seconds: then no embedded sandbox is started."""
+def sandbox_running(rpc_url: str, timeout: float = 1.0, tries: int = 3) -> bool:
+    """Whether a sandbox serves `rpc_url`: its RPC answers `getHealth` with HTTP 200 within
+    `timeout` seconds (asked up to `tries` times: one refused probe is not an absence), or
+    a launchops sandbox answers there at all (its admin surface): then none is started."""
+    for attempt in range(tries):
+        try:
+            answer = httpx.post(
+                rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}, timeout=timeout
+            )
+        except httpx.TransportError:
+            return False  # nothing listens (or nothing answers): start one
+        if answer.status_code == 200:
+            return True
+        time.sleep(0.2 * (attempt + 1))
+    return _is_sandbox(rpc_url.rstrip("/"))
+
+
+def _is_sandbox(origin: str) -> bool:
+    """Whether a launchops sandbox answers at `origin` (its `/_sandbox/stats`)."""
     try:
-        answer = httpx.post(
-            rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}, timeout=timeout
-        )
-    except httpx.TransportError:
+        answer = httpx.get(f"{origin}/_sandbox/stats", timeout=2.0)
+        return answer.status_code == 200 and "chain" in answer.json()
+    except (httpx.HTTPError, ValueError):
         return False
-    return answer.status_code == 200
 
 
 @asynccontextmanager
@@ -227,12 +258,15 @@ async def open_context(
             timeout=profile.timeout_seconds,
             limiter=limit("api", profile.api_rate),
             max_connections=max(32, profile.concurrency * 2),
+            deadline=profile.service_call_seconds,
         )
         stack.push_async_callback(client.aclose)
         rpc = ChainRpc(
             profile.rpc_url,
             timeout=profile.timeout_seconds,
             limiter=limit("rpc", profile.rpc_rate),
+            deadline=profile.rpc_call_seconds,
+            notify=lambda message: progress("", "rpc", message),
         )
         stack.push_async_callback(rpc.close)
         await guard_network(rpc, profile)  # before anything is created or sent
@@ -240,7 +274,11 @@ async def open_context(
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
         feed = SignatureFeed(profile.pubsub_url) if profile.pubsub_url else None
         watcher = StatusWatcher(
-            rpc, profile.poll_seconds, feed=feed, fallback=profile.rebroadcast_seconds
+            rpc,
+            profile.poll_seconds,
+            feed=feed,
+            fallback=profile.rebroadcast_seconds,
+            give_up=profile.rpc_call_seconds,
         )
         stack.push_async_callback(watcher.close)
         ctx = LaunchContext(
@@ -293,18 +331,16 @@ def start_embedded_sandbox(profile: Profile, progress: Progress = _quiet) -> Any
 def _port_taken(rpc_url: str, host: str, port: int) -> str:
     """What listens at the sandbox's address, and what to set instead."""
     origin = f"http://{host}:{port}"
-    try:
-        answer = httpx.get(f"{origin}/_sandbox/stats", timeout=2.0)
-        is_sandbox = answer.status_code == 200 and "chain" in answer.json()
-        what = "a launchops sandbox" if is_sandbox else f"an HTTP server ({answer.status_code})"
-    except (httpx.HTTPError, ValueError):
-        is_sandbox, what = False, "a process that does not answer HTTP"
-    if is_sandbox:
+    if _is_sandbox(origin):  # another sandbox, on the port the profile's RPC URL is not
         return (
-            f"{what} is listening at {host}:{port}, but the profile's RPC URL {rpc_url} is "
-            f"not its RPC URL: set LAUNCHOPS_RPC_URL={origin} and "
+            f"a launchops sandbox is listening at {host}:{port}, but the profile's RPC URL "
+            f"{rpc_url} does not reach it: set LAUNCHOPS_RPC_URL={origin} and "
             f"LAUNCHOPS_BASE_URL={origin}/v1 (or unset both)"
         )
+    try:
+        what = f"an HTTP server ({httpx.get(origin, timeout=2.0).status_code})"
+    except httpx.HTTPError:
+        what = "a process that does not answer HTTP"
     return (
         f"cannot start the sandbox at {host}:{port}: {what} is listening there (or at port "
         f"{port + 1}); set LAUNCHOPS_RPC_URL and LAUNCHOPS_BASE_URL to a free port, e.g. "

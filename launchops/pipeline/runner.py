@@ -9,6 +9,7 @@ the dry run and the result summary, which both drivers share.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,13 @@ from typing import Any
 from launchops.chain.signing import sign_partial
 from launchops.config.launchfile import plan_launch
 from launchops.config.profiles import Profile
-from launchops.errors import BlockhashExpired, LaunchFileError, LaunchOpsError, LeaseHeld
+from launchops.errors import (
+    BlockhashExpired,
+    LaunchFileError,
+    LaunchOpsError,
+    LeaseHeld,
+    StepTimedOut,
+)
 from launchops.journal.records import LaunchRecord
 from launchops.pipeline.agents import AGENT_STEPS
 from launchops.pipeline.claims import CLAIM_STEPS
@@ -73,12 +80,25 @@ async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> 
 async def run_step(step: Step, ctx: LaunchContext, key: str) -> None:
     """Run `step` of the launch, by its kind's step table; nothing when the launch is no
     longer where that step runs from (a step repeated after it finished). Under the lease
-    the runner holds, else one taken for this step alone: no step writes without one."""
+    the runner holds, else one taken for this step alone: no step writes without one.
+    Within the profile's `step_seconds`: past them it stops where it is (`StepTimedOut`)."""
     async with ctx.holding(key):
         record = ctx.just_read.pop(key, None) or await ctx.journal.get(key)
         assert record is not None, f"launch {key} is not in the journal"
-        if transition(record.state, record.kind).step is step:
-            await STEP_TABLES[record.kind][step](ctx, record)
+        if transition(record.state, record.kind).step is not step:
+            return
+        seconds = ctx.profile.step_seconds
+        timer = asyncio.timeout(seconds)
+        try:
+            async with timer:
+                await STEP_TABLES[record.kind][step](ctx, record)
+        except TimeoutError:
+            if not timer.expired():
+                raise
+            raise StepTimedOut(
+                f"launch {key}: step {step} did not end within {seconds:g} s (step_seconds); "
+                "it stopped where it was: run the same command again to continue it"
+            ) from None
 
 
 async def run_launch(
@@ -108,7 +128,7 @@ async def run_launch(
         ctx.attempts_from[key] = record.attempt
     first = {Driver.CREATE_AGAIN, by, *([Driver.RERUN] if again else [])}
     try:
-        async for attempt in create_again(ctx.profile):
+        async for attempt in create_again(ctx.profile.create_attempts):
             with attempt:
                 record = await _steps(ctx, key, call, first=first)
             first = {Driver.CREATE_AGAIN, by}

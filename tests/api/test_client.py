@@ -363,10 +363,28 @@ async def test_a_slow_answer_is_a_timeout(service):
     assert len(service.calls("GET", "agents")) >= 2
 
 
-async def test_an_answer_that_is_not_json(client, service):
-    service.script("GET", f"tokens/{ex.MINT}", Answer(raw=b"<html>gateway</html>"))
-    with pytest.raises(e.UnexpectedResponseError, match="not JSON"):
+async def test_an_answer_that_is_not_json_is_asked_again_and_never_shown(client, service):
+    """HTTP 200 with a CDN's page (its browser check): not the service's answer, so asked
+    again (every call is safe to repeat); the error says what it was, never its text."""
+    page = b"<!DOCTYPE html>\r\n<html>\r\n<title>Just a moment...</title>\r\n</html>\r\n"
+    service.script("GET", f"tokens/{ex.MINT}", sticky=Answer(raw=page))
+    with pytest.raises(e.NotJsonError) as caught:
         await client.get_token(ex.MINT)
+    assert caught.value.transient and caught.value.retried
+    assert len(service.calls("GET", f"tokens/{ex.MINT}")) == FAST.attempts
+    assert str(caught.value) == (
+        "200 OK: an HTML page, not the service's JSON (a proxy or CDN answered)"
+    )
+
+
+async def test_an_error_page_is_one_line_without_its_html(client, service):
+    page = b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body></body>\r\n</html>\r\n"
+    service.script("GET", "agents", sticky=Answer(status=502, raw=page))
+    with pytest.raises(e.ServerError) as caught:
+        await client.list_agents()
+    assert str(caught.value) == (
+        "502 Bad Gateway: an HTML page, not the service's JSON (a proxy or CDN answered)"
+    )
 
 
 async def test_an_answer_off_the_contract_names_the_field(client, service):
