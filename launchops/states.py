@@ -6,6 +6,10 @@
     (and needs_attention: for a person; failed: nothing landed, a person fixes what the
     error says and runs the same command again, which creates again from there)
 
+Every way back to `created` (a create again) first asks the chain, as `fate` does: an
+attempt found on chain, or one that may still land, goes back to `submitting` instead
+(or, under a configuration `--replace` changed, to `needs_attention`).
+
 Each row says which step runs from a state, the states that step may leave the launch
 in, and who drives it: any run at once, the runner after its create-again wait, only the
 registration retry, a person, or nobody. Every set the rest of launchops asks about is
@@ -102,7 +106,8 @@ _SUBMIT = _row(
 )
 
 LAUNCH_MACHINE: dict[LaunchState, Transition] = {
-    S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED),
+    # From validated with attempts behind it (--replace): one found on chain stops it.
+    S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED, S.NEEDS_ATTENTION),
     S.CREATED: _row(Step.SIGN, D.RUN, S.SIGNED, S.FAILED),
     S.SIGNED: _SUBMIT,
     S.SUBMITTING: _SUBMIT,
@@ -113,8 +118,9 @@ LAUNCH_MACHINE: dict[LaunchState, Transition] = {
     S.REGISTER_FAILED: _row(Step.REGISTER, D.REGISTRATION_RETRY, S.REGISTERED, S.REGISTER_FAILED),
     S.REGISTERED: _row(None, D.NOBODY),
     S.NEEDS_ATTENTION: _row(None, D.PERSON),
-    # Nothing landed: asked again, it creates again (up to the profile's attempts more).
-    S.FAILED: _row(Step.CREATE, D.RERUN, S.CREATED, S.FAILED),
+    # Nothing landed: asked again, it creates again (up to the profile's attempts more),
+    # unless the chain shows the last attempt after all: then it is watched again.
+    S.FAILED: _row(Step.CREATE, D.RERUN, S.CREATED, S.FAILED, S.SUBMITTING),
 }
 # A fund or withdraw is done once confirmed: it has nothing to register; a failed one is
 # left to a person (its command reports it again).

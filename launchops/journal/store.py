@@ -294,9 +294,11 @@ class Journal(Leases):
         signed: Sequence[bytes] | None = None,
         note: str | None = None,
         reopen: bool = False,
+        error: str | None = None,
     ) -> None:
         """What became of each transaction (sent, landed); optionally re-signed ones;
-        `reopen`: the attempt's outcome is cleared (it was found landing after all)."""
+        `reopen`: the attempt's outcome is cleared (it was found landing after all);
+        `error`: why the run stops here (with `state`; else the last error is cleared)."""
         changes: dict[str, Any] = {"sends": sends_json(sends)}
         if reopen:
             changes["outcome"] = None
@@ -305,7 +307,9 @@ class Journal(Leases):
 
         def write(held: Held) -> StateChange | None:
             held.set_attempt(number, **changes)
-            change = held.set_launch(state=str(state)) if state is not None else None
+            change = None
+            if state is not None:
+                change = held.set_launch(state=str(state), last_error=error, error_details=None)
             if note:
                 held.event(Step.SUBMIT, note)
             return change
@@ -321,9 +325,16 @@ class Journal(Leases):
         state: LaunchState,
         error: str | None = None,
         details: list[Any] | None = None,
+        sends: Sequence[Send] | None = None,
     ) -> None:
+        """How attempt `number` ended, and the state it leaves the launch in; `sends`: what
+        became of each transaction, kept in the same write."""
+        changes: dict[str, Any] = {"outcome": str(outcome)}
+        if sends is not None:
+            changes["sends"] = sends_json(sends)
+
         def write(held: Held) -> StateChange | None:
-            held.set_attempt(number, outcome=str(outcome))
+            held.set_attempt(number, **changes)
             change = held.set_launch(state=str(state), last_error=error, error_details=details)
             held.event(Step.SUBMIT, f"attempt {number}: {outcome}")
             return change

@@ -21,14 +21,14 @@ from solders.transaction import VersionedTransaction
 
 from launchops.api.models import RegisterLaunchResponse
 from launchops.chain.checks import Tables, lookup_tables
-from launchops.chain.fate import Fate, fate
+from launchops.chain.fate import Fate, Verdict, fate
 from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
 from launchops.errors import APIStatusError, RpcUnavailable, SigningError
-from launchops.journal.records import Created, LaunchRecord, Registered, Send
+from launchops.journal.records import Attempt, Created, LaunchRecord, Registered, Send
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
-from launchops.pipeline.submission import Submission
+from launchops.pipeline.submission import Submission, made_in
 from launchops.retries import INDEXER_WAIT, not_indexed_yet
 from launchops.states import Kind, LaunchState, Step
 
@@ -117,45 +117,96 @@ async def refused(ctx: LaunchContext, record: LaunchRecord, exc: APIStatusError)
 
 
 async def previous_dead(ctx: LaunchContext, record: LaunchRecord) -> bool:
-    """Before a create again: whether the last attempt is provably dead, asked again now
-    from answers at least as recent as the expiry seen (`launchops.chain.fate`). When it
-    landed after all (a lagging node had answered "not found"), the launch goes back to
-    `submitting` that attempt, and no new create is made."""
+    """Before any create again (after an expiry, a re-run of `failed`, a `--replace`):
+    whether the last attempt is provably dead, asked now from answers at least as recent
+    as its expiry (`launchops.chain.fate`); nothing of it ever taken by a node is dead at
+    once. When something of it is on chain, or may still land, no new create is made: the
+    launch goes back to `submitting` that attempt, or, when `--replace` gave it another
+    configuration meanwhile, to `needs_attention` with what was found."""
     attempt = record.current
-    if record.state is not S.EXPIRED or attempt is None or attempt.sends is None:
+    if attempt is None or attempt.sends is None or attempt.signed is None:
         return True
     sent = [s for s in attempt.sends if s.sent]
     if not sent:
-        return True  # nothing of it was ever sent: nothing can land
-    signatures = [sig for s in sent for sig in (s.signature, *s.replaced)]
-    deadline = max(
-        [attempt.created.last_valid_block_height]
-        + [s.last_valid_block_height for s in sent if s.last_valid_block_height]
-    )
-    made = [k for k in (attempt.created.mint, attempt.created.genesis) if k is not None]
-    started, expired_at = time.monotonic(), None
-    while True:
-        verdict, expired_at = await fate(ctx.rpc, signatures, deadline, made, expired_at=expired_at)
-        if verdict is not Fate.UNKNOWN:
-            break
-        if time.monotonic() - started > ctx.profile.stale_answers_seconds:
-            raise RpcUnavailable(
-                f"launch {record.key}: the RPC's answers stayed older than the expiry of "
-                f"attempt {attempt.number}; nothing is created again until they are not"
-            )
-        await asyncio.sleep(ctx.profile.rebroadcast_seconds)
-    if verdict is Fate.DEAD:
+        return True  # no node ever took any of it (refused, or never sent): nothing can land
+    replaced = record.state is S.VALIDATED  # its attempts are of the configuration replaced
+    verdict = await _settled(ctx, record, attempt, sent, wait_alive=replaced)
+    if verdict.fate.final:
         return True
+    if replaced:
+        found = "was found on chain" if verdict.fate is Fate.LANDED else "may still land"
+        error = (
+            f"attempt {attempt.number} of the configuration --replace took over {found} "
+            f"(mint {attempt.created.mint}): nothing was created again; its launch cannot "
+            "go on with a new configuration"
+        )
+        await ctx.journal.set_state(
+            record.key, S.NEEDS_ATTENTION, step=Step.CREATE, message=error, error=error
+        )
+        return False
     await ctx.journal.record_sends(
         record.key,
         attempt.number,
         attempt.sends,
         state=S.SUBMITTING,
         reopen=True,
-        note=f"attempt {attempt.number} was found on chain after its expiry was seen: "
-        "watching it again instead of creating again",
+        note=f"attempt {attempt.number} {_why_alive(verdict.fate)}: watching it again "
+        "instead of creating again",
     )
     return False
+
+
+def _why_alive(verdict: Fate) -> str:
+    if verdict is Fate.LANDED:
+        return "is on chain (an account only it makes was found)"
+    if verdict is Fate.ALIVE:
+        return "was found landing, or its blockhash is still valid"
+    return "could not be proved dead"
+
+
+async def _settled(
+    ctx: LaunchContext,
+    record: LaunchRecord,
+    attempt: Attempt,
+    sent: list[Send],
+    *,
+    wait_alive: bool,
+) -> Verdict:
+    """`fate` of the attempt, asked again while the answers are too old to tell (and, with
+    `wait_alive`, while its blockhash lives), within the profile's stale_answers_seconds."""
+    signatures = [sig for s in sent for sig in (s.signature, *s.replaced)]
+    deadline = max(
+        [attempt.created.last_valid_block_height]
+        + [s.last_valid_block_height for s in sent if s.last_valid_block_height]
+    )
+    signed = attempt.signed or ()
+    made = made_in(attempt, signed, 0) if signed else []
+    started, expired_at = time.monotonic(), None
+    while True:
+        verdict = await fate(
+            ctx.rpc,
+            signatures,
+            deadline,
+            made,
+            expired_at=expired_at,
+            commitment=ctx.profile.commitment,
+        )
+        expired_at = verdict.expired_at
+        waiting = verdict.fate is Fate.UNKNOWN or (
+            wait_alive and verdict.fate is Fate.ALIVE and expired_at is None
+        )
+        if not waiting:
+            return verdict
+        if time.monotonic() - started > ctx.profile.stale_answers_seconds:
+            raise RpcUnavailable(
+                f"launch {record.key}: the RPC's answers could not tell whether attempt "
+                f"{attempt.number} landed for {ctx.profile.stale_answers_seconds:g} s (too "
+                "old, or without history); nothing is created again until they can"
+            )
+        waited = f"telling whether attempt {attempt.number} landed before creating again"
+        ctx.progress(record.key, Step.CREATE, waited)
+        await asyncio.sleep(ctx.profile.rebroadcast_seconds)
+        await ctx.renew(record.key)
 
 
 async def create(ctx: LaunchContext, record: LaunchRecord) -> None:
@@ -252,7 +303,9 @@ async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:
 
 async def at_commitment(ctx: LaunchContext, record: LaunchRecord) -> bool:
     """Wait for every signature at the profile's commitment: True; False (and the launch
-    back to `submitting`) when one vanished, rolled back with a fork."""
+    back to `submitting`) when one vanished, rolled back with a fork. A signature a node
+    reads as unknown (one without history) counts when an account only its transaction
+    makes is on chain at that commitment."""
     attempt = record.current
     assert attempt is not None and attempt.sends is not None
     commitment = ctx.profile.commitment
@@ -261,6 +314,9 @@ async def at_commitment(ctx: LaunchContext, record: LaunchRecord) -> bool:
     landings: list[Landing | None] = [s.landing for s in attempt.sends]
     while not (landings and all(x and x.reached(commitment) for x in landings)):
         landings = [seen.landing for seen in await ctx.watcher.next_all(attempt.signatures)]
+        for index, landing in enumerate(landings):
+            if landing is None:
+                landings[index] = await _proved(ctx, attempt, index)
         if any(landing is None for landing in landings):  # rolled back with a fork
             await ctx.journal.set_state(
                 record.key, S.SUBMITTING, step=Step.CONFIRM, message="a transaction vanished"
@@ -268,6 +324,17 @@ async def at_commitment(ctx: LaunchContext, record: LaunchRecord) -> bool:
             return False
         await ctx.renew(record.key)
     return True
+
+
+async def _proved(ctx: LaunchContext, attempt: Attempt, index: int) -> Landing | None:
+    """Where transaction `index` landed, by the accounts only it makes, at the profile's
+    commitment; None when it makes none or they are not there."""
+    made = made_in(attempt, attempt.signed or (), index)
+    if not made:
+        return None
+    commitment = ctx.profile.commitment
+    found, slot = await ctx.rpc.existing(made, commitment=commitment)
+    return Landing(slot or 0, commitment) if any(found) else None
 
 
 # ── register ────────────────────────────────────────────────────────────────

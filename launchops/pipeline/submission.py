@@ -4,16 +4,23 @@ each has landed.
 Each transaction is subscribed (so its landing is pushed), sent, and the same bytes are
 rebroadcast until it lands at `confirmed` or its blockhash is provably dead (the block
 height is past its `lastValidBlockHeight` and, asked at a slot at least that recent, its
-signature is nowhere and, for the first, the mint and genesis account it makes are not
-on chain: `launchops.chain.fate`). A send the RPC fails to take is sent again at the next
-rebroadcast; a stale answer is asked again. Then:
+signature is nowhere and no account it makes is on chain: `launchops.chain.fate`). A send
+the RPC fails to take is sent again at the next rebroadcast; a stale answer is asked
+again. Only what is final counts: a failed status at the profile's commitment
+(`confirmed` at least) from an answer no older than the send, never one at `processed`
+(a minority fork's); and an account only the transaction makes, found on chain, proves it
+landed whatever the statuses say (a node without history). Then:
 
 - all landed: `submitted`;
 - the first expired with nothing landed: `expired` (the runner creates again);
 - a tail expired after the head landed: re-signed under a fresh blockhash when only the
   creator signs it (at most MAX_RESIGNS transactions so), else `needs_attention`;
-- the node refused one, or it failed on chain: `failed` if nothing landed before it,
-  else `needs_attention`, with what landed and what did not.
+- it failed on chain: `failed` if nothing landed before it, else `needs_attention`, with
+  what landed and what did not;
+- the node refused it and no send of it was ever taken: the first, `failed`; a later one
+  for want of SOL stays `submitting` (fund the key, run again: the same bytes are sent,
+  or the tail is re-signed once they are dead); another refusal, `needs_attention`. A
+  refusal after a send that may have been taken proves nothing: the chain decides.
 
 Every send is journaled before it happens where it matters (the first one, for
 `--replace`); re-sending the same signed bytes is harmless: a signature lands once.
@@ -28,11 +35,12 @@ from dataclasses import replace
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
-from launchops.chain.fate import Fate, fate
+from launchops.chain.fate import Fate, fate, stricter
 from launchops.chain.landing import Landing
+from launchops.chain.proofs import made_by
 from launchops.chain.signing import only_ours, resign
-from launchops.errors import RpcUnavailable, TransactionRejected
-from launchops.journal.records import LaunchRecord, Send
+from launchops.errors import RpcGone, RpcUnavailable, TransactionRejected
+from launchops.journal.records import Attempt, LaunchRecord, Send
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
 from launchops.states import Kind, LaunchState, Outcome, Step
@@ -54,6 +62,10 @@ class Submission:
         self.attempt = attempt
         self.signed = list(attempt.signed)
         self.sends = list(attempt.sends)
+        # Transactions a node may have taken (a send answered, or not answered): a refusal
+        # of a later send of one proves nothing. A send of an earlier run counts.
+        self.taken = {index for index, send in enumerate(self.sends) if send.sent}
+        self.floor: dict[int, int] = {}  # the highest slot seen when each was first sent
 
     async def run(self) -> None:
         """Land every transaction, in order, and journal how it ended."""
@@ -61,8 +73,8 @@ class Submission:
         while index < len(self.signed):
             try:
                 landing = await self.land(index)
-            except TransactionRejected as exc:  # the node refused it (simulation, signature)
-                await self.stop(index, f"the node refused transaction {index + 1}: {exc}")
+            except TransactionRejected as exc:  # the node refused it, and it was never taken
+                await self.refused(index, exc)
                 return
             if landing is not None and landing.err is None:
                 self.sends[index] = self.sends[index].landed(landing)
@@ -88,14 +100,25 @@ class Submission:
         """Send transaction `index` (again) until it lands at `confirmed`, or expires (None)."""
         send = self.sends[index]
         if send.sent:  # sent before (a resumed run): it may have landed meanwhile
-            [landing] = await self.ctx.rpc.statuses([send.signature])
-            if landing is not None and (landing.err or landing.reached("confirmed")):
+            view = await self.ctx.rpc.statuses_at([send.signature])
+            [landing] = view.landings
+            if self.decisive(index, landing, view.context_slot):
                 return landing
         await self.ctx.watcher.expect(send.signature)  # subscribed before it is sent
         try:
             return await self._rebroadcast(index)
         finally:
             self.ctx.watcher.forget(send.signature)
+
+    def decisive(self, index: int, landing: Landing | None, context_slot: int | None) -> bool:
+        """Whether a status ends the wait: landed at `confirmed`, or failed at the profile's
+        commitment (`confirmed` at least) in an answer no older than the send."""
+        if landing is None:
+            return False
+        if landing.err is None:
+            return landing.reached("confirmed")
+        recent = context_slot is None or context_slot >= self.floor.get(index, 0)
+        return recent and landing.reached(stricter(self.ctx.profile.commitment))
 
     async def _rebroadcast(self, index: int) -> Landing | None:
         ctx, profile = self.ctx, self.ctx.profile
@@ -107,6 +130,7 @@ class Submission:
                 await ctx.journal.record_sends(
                     self.key, self.attempt.number, self.sends, state=S.SUBMITTING
                 )
+        self.floor.setdefault(index, ctx.rpc.highest_slot)
         send = self.sends[index]
         deadline = send.last_valid_block_height or self.attempt.created.last_valid_block_height
         ctx.progress(self.key, Step.SUBMIT, f"transaction {index + 1}/{len(self.signed)}")
@@ -123,22 +147,25 @@ class Submission:
             # Whether it expired matters only once it is late: ask the block height then.
             late = time.monotonic() - first_send > profile.rebroadcast_seconds
             seen = await ctx.watcher.next(send.signature, height=late)
-            landing = seen.landing
-            if landing is not None and (landing.err or landing.reached("confirmed")):
-                return landing
+            if self.decisive(index, seen.landing, seen.context_slot):
+                return seen.landing
             expired = seen.block_height is not None and seen.block_height > deadline
-            if (
-                landing is None
-                and expired
-                and time.monotonic() - asked >= profile.rebroadcast_seconds
-            ):
+            if expired and time.monotonic() - asked >= profile.rebroadcast_seconds:
                 asked = time.monotonic()
-                verdict, expired_at = await fate(
-                    ctx.rpc, [send.signature], deadline, self.made(index), expired_at=expired_at
+                verdict = await fate(
+                    ctx.rpc,
+                    [send.signature],
+                    deadline,
+                    self.made(index),
+                    expired_at=expired_at,
+                    commitment=profile.commitment,
                 )
-                if verdict is Fate.DEAD:
+                expired_at = verdict.expired_at
+                if verdict.fate is Fate.DEAD:
                     return None
-                stale_since = self.still_stale(stale_since, verdict)
+                if verdict.fate in (Fate.LANDED, Fate.FAILED):
+                    return verdict.landing
+                stale_since = self.still_stale(stale_since, verdict.fate)
 
     async def _send(self, index: int, skip: bool) -> bool:
         """Send (again); whether the next sends may skip preflight. A send the RPC did not
@@ -146,20 +173,26 @@ class Submission:
         try:
             await self.ctx.rpc.send(self.signed[index], skip_preflight=skip)
         except TransactionRejected as exc:
-            if not (exc.blockhash_not_found or exc.already_processed):
+            if exc.blockhash_not_found:
+                return skip
+            if not exc.already_processed and index not in self.taken:
                 raise
+            # Taken before (this refusal may be a simulation over its own effects): the
+            # chain decides, at the latest once its blockhash is dead.
+            log.info("launch %s: send %d refused after one was taken: %s", self.key, index + 1, exc)
+            return skip
+        except RpcGone:
+            raise
         except RpcUnavailable as exc:
+            self.taken.add(index)  # no answer: it may have been taken all the same
             log.info("launch %s: send %d not taken, sending again: %s", self.key, index + 1, exc)
             return skip
+        self.taken.add(index)
         return True  # rebroadcasts: no second simulation
 
     def made(self, index: int) -> list[Pubkey]:
-        """The accounts transaction `index` makes that prove it landed: the first one's
-        mint and genesis account (later ones make nothing new of their own)."""
-        created = self.attempt.created
-        if index != 0:
-            return []
-        return [key for key in (created.mint, created.genesis) if key is not None]
+        """The accounts only transaction `index` makes, which prove it landed (`proofs`)."""
+        return made_in(self.attempt, self.signed, index)
 
     def still_stale(self, since: float | None, verdict: Fate) -> float | None:
         """When answers began to be too old to decide; raises once that lasts too long
@@ -218,6 +251,23 @@ class Submission:
         )
         self.ctx.progress(self.key, Step.SUBMIT, f"re-signed {total - index} expired transactions")
 
+    async def refused(self, index: int, exc: TransactionRejected) -> None:
+        """The node refused transaction `index` and no send of it was ever taken: it was not
+        forwarded, so it cannot land. A later one refused for want of SOL waits, resumable,
+        for the key to be funded; any other refusal ends here."""
+        self.sends[index] = replace(self.sends[index], sent=False)
+        if index > 0 and exc.unfunded:
+            await self.ctx.journal.record_sends(
+                self.key,
+                self.attempt.number,
+                self.sends,
+                state=S.SUBMITTING,
+                note=f"transaction {index + 1} refused for want of SOL; waits for the key",
+                error=f"transaction {index + 1} of {len(self.signed)} refused: {exc}",
+            )
+            raise exc
+        await self.stop(index, f"the node refused transaction {index + 1}: {exc}")
+
     async def expire(self) -> None:
         await self.ctx.journal.record_outcome(
             self.key,
@@ -248,4 +298,14 @@ class Submission:
             state=S.NEEDS_ATTENTION if index else S.FAILED,
             error=why,
             details=details,
+            sends=self.sends,
         )
+
+
+def made_in(attempt: Attempt, signed: list[bytes] | tuple[bytes, ...], index: int) -> list[Pubkey]:
+    """The accounts only transaction `index` of `attempt` makes (as signed in `signed`): the
+    first's mint and genesis account as create answered them, and what each creates."""
+    created = attempt.created
+    fresh = [key for key in (created.mint, created.genesis) if key is not None]
+    made = made_by(signed[index], fresh) if index < len(signed) else []
+    return list(dict.fromkeys([*fresh, *made])) if index == 0 else made

@@ -46,6 +46,9 @@ FINALIZED_DEPTH = 32
 MEMO_V1 = Pubkey.from_string("Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo")
 MEMO = Pubkey.from_string("MemoSq4gqABAXKb96qzC7pqaMYpTSYz7yeWnV8ekRNf")
 EPOCH_SLOTS = 432_000
+# Errors with which a leader drops a transaction rather than record it failed: a second
+# landing of one signature, and a fee payer with no account or too few lamports.
+UNPAYABLE = frozenset({"AlreadyProcessed", "AccountNotFound", "InsufficientFundsForFee"})
 
 
 @dataclass
@@ -217,8 +220,8 @@ class Chain:
             failed = isinstance(result, FailedTransactionMetadata)
             logs, units = meta_of(result.meta() if failed else result)
             err = err_json(result) if failed else None
-        if err == "AlreadyProcessed":
-            return
+        if isinstance(err, str) and err in UNPAYABLE:
+            return  # a fee payer that cannot pay: the leader drops it, nothing is recorded
         landed = Landed(
             slot=self.slot,
             err=err,
