@@ -74,7 +74,8 @@ async def batch_outcome(ctx: LaunchContext, rows: list[BatchRow], prefix: str) -
     from launchops.pipeline.batch import batch_result, name_workers
 
     await name_workers(ctx, rows)
-    return BatchResult.from_json(batch_result(rows, ctx.profile.profile_dir / "reports", prefix))
+    folder = ctx.profile.profile_dir / "reports"
+    return BatchResult.from_json(batch_result(rows, folder, prefix, ctx.stopped()))
 
 
 # ── opening the profile's context ───────────────────────────────────────────
@@ -156,14 +157,16 @@ async def batch(
     base_url: str | None = None,
     concurrency: int | None = None,
     on_update: RowUpdate | None = None,
+    progress: Progress | None = None,
 ) -> BatchResult:
     """Run many launch files (or folders of them) concurrently; a re-run skips what
-    finished and resumes the rest. `on_update(row)` hears each launch as it changes."""
+    finished and resumes the rest. `on_update(row)` hears each launch as it changes,
+    `progress(key, step, message)` each step (and, with no key, what the batch waits for)."""
     from launchops.config.launchfile import launch_files
     from launchops.pipeline.batch import run_batch
 
     files = [file for path in paths for file in launch_files(Path(path))]
-    async with opened(profile, profiles_file, base_url) as ctx:
+    async with opened(profile, profiles_file, base_url, progress) as ctx:
         rows = await run_batch(ctx, files, concurrency=concurrency, on_update=on_update)
         return await batch_outcome(ctx, rows, "batch")
 

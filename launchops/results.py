@@ -163,6 +163,11 @@ class BatchResult:
             raw=MappingProxyType(dict(result)),
         )
 
+    @property
+    def stopped(self) -> str | None:
+        """Why the run stopped starting launches (its RPC or service gone), if it did."""
+        return self.raw.get("stopped")
+
     def to_json(self) -> dict[str, Any]:
         """The result as `--json` prints it (and the JSON report holds)."""
         return {**self.raw, "parts": dict(self.parts)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -52,21 +53,24 @@ def batch(
     from launchops.config.launchfile import launch_files
 
     call.load()
+    missing = [str(t) for t in targets if not os.path.lexists(t)]
     files = [file for target in targets for file in launch_files(target)]
-    missing = [str(f) for f in files if not f.is_file()]
     if missing or not files:
-        raise refuse(f"no launch files: {', '.join(missing) or targets}")
+        shown = ", ".join(missing or [str(t) for t in targets])
+        raise refuse(f"no launch files: {shown}")
     board = None if call.as_json else BatchProgress(len(files))
     update = board.update if board else (lambda row: None)
+    note = board.note if board else (lambda key, step, message: None)
 
     def listen() -> None:
-        from launchops.tasks.context import listen_rows
+        from launchops.tasks.context import listen, listen_rows
 
         listen_rows(update)
+        listen(note)
 
     async def plain() -> BatchResult:
         return await library.batch(
-            files, profile=call.settings, concurrency=concurrency, on_update=update
+            files, profile=call.settings, concurrency=concurrency, on_update=update, progress=note
         )
 
     paths = [str(f) for f in files]

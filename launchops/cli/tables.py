@@ -146,6 +146,10 @@ def print_batch(result: dict[str, Any], as_json: bool, what: str) -> None:
             ("", result["reports"]["csv"]),
         ):
             out.print(f"{label:<9}{show_path(path, out.width - 9)}", markup=False)
+    if result.get("stopped"):  # the one line: what stopped the run, and what to do
+        from launchops.cli.common import error_line
+
+        error_line(result["stopped"])
     if not result["ok"]:
         raise typer.Exit(1)
 

@@ -1,11 +1,14 @@
 """Reading the files people give launchops (launch files, funding lists, profiles) without
 trusting them: at most the size limit plus one byte is read from any file (`/dev/zero`
-included: `stat` is not asked), and YAML anchors and aliases are refused before anything
+included: its size is not asked), a FIFO or a socket is refused without waiting on it, and
+YAML anchors and aliases are refused before anything
 is built, so a nine-line alias bomb is one error instead of gigabytes.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +29,19 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     """The file's UTF-8 text; a LaunchFileError when it cannot be read, is larger than
     `limit` bytes or is not text. Reads `limit + 1` bytes at most."""
     try:
-        with path.open("rb") as file:
-            raw = file.read(limit + 1)
-    except OSError as exc:
+        # Not blocking: a FIFO with no writer would wait forever at open (and at read).
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:  # missing, unreadable, a symlink that loops ...
         raise _refuse(path, None, f"cannot be read: {exc.strerror or exc}") from None
+    with os.fdopen(descriptor, "rb") as file:
+        kind = os.fstat(descriptor).st_mode
+        if stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind) or stat.S_ISDIR(kind):
+            what = "a folder" if stat.S_ISDIR(kind) else "a FIFO or socket"
+            raise _refuse(path, None, f"is {what}, not a file")
+        try:
+            raw = file.read(limit + 1)
+        except OSError as exc:
+            raise _refuse(path, None, f"cannot be read: {exc.strerror or exc}") from None
     if len(raw) > limit:
         raise _refuse(path, None, f"is larger than {limit} bytes, the most a file may have")
     try:

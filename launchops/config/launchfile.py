@@ -365,11 +365,21 @@ NOT_LAUNCH_FILES = frozenset({"profiles", "agent", "claim-wallets"})
 
 def launch_files(target: Path) -> list[Path]:
     """A file, or every launch file (*.yaml, *.yml but NOT_LAUNCH_FILES) below a folder,
-    sorted."""
+    sorted. Whatever is named so and is not a folder is one (a symlink that loops, a FIFO):
+    reading it says what is wrong with it, nothing is skipped without a word."""
     if target.is_dir():
-        found = (p for p in target.rglob("*") if p.suffix in LAUNCH_FILE_SUFFIXES and p.is_file())
+        found = (
+            p for p in target.rglob("*") if p.suffix in LAUNCH_FILE_SUFFIXES and not _is_dir(p)
+        )
         return sorted(p for p in found if p.stem not in NOT_LAUNCH_FILES)
     return [target]
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a symlink that loops: not a folder
+        return False
 
 
 def schema() -> Mapping[str, Any]:

@@ -4,9 +4,11 @@ threads. JSON (camelCase) stops here: rows in, typed records out."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, inspect, select, text, update
@@ -58,8 +60,31 @@ ADDED_COLUMNS = {
 
 def create_tables(engine: Engine) -> None:
     """Create the journal's tables where missing, and add the columns an older journal
-    lacks (`ADDED_COLUMNS`); on PostgreSQL under an advisory lock, so workers starting
-    together do not race."""
+    lacks (`ADDED_COLUMNS`), under a lock every process respects, so processes opening a
+    new journal together do not race: PostgreSQL's advisory lock, and for a SQLite file an
+    exclusive lock on the file beside it (`journal.db.lock`)."""
+    database = engine.url.database
+    if engine.dialect.name == "sqlite" and database and database != ":memory:":
+        with _file_lock(Path(database).expanduser().with_name(Path(database).name + ".lock")):
+            _create(engine)
+    else:
+        _create(engine)
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on `path` (made if missing) for the block, across processes."""
+    import fcntl
+
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _create(engine: Engine) -> None:
     with engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             # Workers starting together would race CREATE TABLE; one at a time.

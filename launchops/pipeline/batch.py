@@ -4,6 +4,11 @@ A batch validates every file, then runs the launches with at most `concurrency` 
 flight (the API and RPC rate limits of the context are shared by all of them). One
 launch failing never stops the others; a launch another worker holds is left to it. A
 batch is resumable as a whole: re-running it reports what finished and continues the rest.
+
+When the RPC or the service is gone for the run (`launchops.retries.Outage`), no launch is
+started any more: those in flight end at their next call, the rest are reported
+`unfinished`, and the result says why (`stopped`). A journal that stops answering ends
+the rows it cannot finish as `unfinished` too, with the report written all the same.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class RowStatus(StrEnum):
     PENDING = "pending"
     RUNNING = "running"
     INVALID = "invalid"  # the file failed validation
+    UNFINISHED = "unfinished"  # not finished by this run: its RPC, service or journal failed
     DUPLICATE = "duplicate"  # the same launch as another file of the batch
     ELSEWHERE = "elsewhere"  # another worker has the launch
 
@@ -119,7 +125,7 @@ async def run_batch(
 
     async def one(row: BatchRow) -> None:
         # Validated inside its slot: the first launches start at once, not after every file.
-        if await _recorded(ctx, row, check, seen, notify):
+        if not _stopped(ctx, row, notify) and await _recorded(ctx, row, check, seen, notify):
             await _work(ctx, row, call, notify)
 
     for row in rows:
@@ -165,7 +171,8 @@ async def run_keys(
     notify = on_update or _unheard
 
     async def one(row: BatchRow) -> None:
-        await _work(ctx, row, call, notify)
+        if not _stopped(ctx, row, notify):
+            await _work(ctx, row, call, notify)
 
     start = start % len(rows) if rows else 0
     todo = [r for r in rows[start:] + rows[:start] if r.key and not r.finished and r.runnable]
@@ -209,6 +216,17 @@ async def _bounded(
     await asyncio.gather(*(one(row) for row in rows))
 
 
+def _stopped(ctx: LaunchContext, row: BatchRow, notify: Update) -> bool:
+    """Whether the run stopped starting launches (its RPC or service gone): the row is then
+    `unfinished`, with why."""
+    why = ctx.stopped()
+    if why is None:
+        return False
+    row.state, row.error = RowStatus.UNFINISHED, f"not started: {why}"
+    notify(row)
+    return True
+
+
 async def _recorded(
     ctx: LaunchContext,
     row: BatchRow,
@@ -219,8 +237,9 @@ async def _recorded(
     """Validate the row's file into the journal; False when it is invalid or a duplicate."""
     try:
         key = await check(ctx, Path(row.file))
-    except LaunchOpsError as exc:
-        row.state, row.error = RowStatus.INVALID, str(exc)
+    except LaunchOpsError as exc:  # a bad file; or a journal (or service) that failed
+        row.state = RowStatus.UNFINISHED if exc.transient else RowStatus.INVALID
+        row.error = str(exc)
         notify(row)
         return False
     if key in seen:
@@ -247,7 +266,10 @@ async def _work(
         held, row.error = True, str(exc)
     except Exception as exc:  # one launch's failure, of any kind, stops no other
         row.error = _failure(row.key, exc)
-    await _fill(ctx, row, held=held, record=record)
+    try:
+        await _fill(ctx, row, held=held, record=record)
+    except LaunchOpsError as exc:  # the journal did not answer: where it stands is unknown
+        row.state, row.error = RowStatus.UNFINISHED, row.error or str(exc)
     notify(row)
 
 
@@ -366,19 +388,27 @@ def report_name(prefix: str) -> str:
 
 
 async def name_workers(ctx: LaunchContext, rows: list[BatchRow]) -> list[BatchRow]:
-    """Each row's worker: who last took its launch's lease, wherever that ran."""
-    workers = await ctx.journal.workers([row.key for row in rows if row.key])
+    """Each row's worker: who last took its launch's lease, wherever that ran (none when the
+    journal does not answer: the report is written all the same)."""
+    try:
+        workers = await ctx.journal.workers([row.key for row in rows if row.key])
+    except LaunchOpsError:
+        return rows
     for row in rows:
         row.worker = workers.get(row.key or "")
     return rows
 
 
-def batch_result(rows: list[BatchRow], folder: Path, prefix: str) -> dict[str, Any]:
+def batch_result(
+    rows: list[BatchRow], folder: Path, prefix: str, stopped: str | None = None
+) -> dict[str, Any]:
     """Write the reports and answer what the commands print: counts, launches, report paths,
-    and `ok`: every row finished or left to another worker."""
+    `ok` (every row finished or left to another worker) and `stopped`: why the run stopped
+    starting launches, if it did."""
     as_json, as_csv = write_reports(rows, folder, report_name(prefix))
     return {
-        "ok": all(row.finished_or_elsewhere for row in rows),
+        "ok": all(row.finished_or_elsewhere for row in rows) and stopped is None,
+        "stopped": stopped,
         "counts": counts(rows),
         "launches": [row.as_json() for row in rows],
         "reports": {"json": str(as_json), "csv": str(as_csv)},

@@ -1,0 +1,163 @@
+"""The smaller faults of the same family: a key that runs dry between a launch's
+transactions, a batch folder holding a symlink that loops and a FIFO, two processes
+opening a new SQLite journal at once, a timeout's error line, and a refused health probe
+at start-up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import httpx
+from solders.keypair import Keypair
+from solders.message import MessageV0
+from solders.system_program import TransferParams, transfer
+from solders.transaction import VersionedTransaction
+
+from launchops.chain.rpc import ChainRpc
+from launchops.errors import RpcUnavailable
+from launchops.pipeline.runner import run_launch, validate
+from launchops.retries import RetryPolicy
+from tests.support.pipeline import (
+    ROOT,
+    context_for,
+    land_first,
+    launchops,
+    profile_env,
+    stats,
+    write_launch,
+)
+
+SOL = 10**9
+
+
+def _key_file(folder, keypair: Keypair) -> str:
+    path = folder / "creator.json"
+    path.write_text(json.dumps(list(bytes(keypair))))
+    os.chmod(path, 0o600)
+    return f"file:{path}"
+
+
+def _airdrop(sandbox, key, lamports: int = 2 * SOL) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop", "params": [str(key), lamports]}
+    assert "result" in httpx.post(sandbox.rpc_url, json=body, timeout=30).json()
+
+
+async def _drain(ctx, keypair: Keypair) -> None:
+    """Move every lamport of `keypair` away (its account then no longer exists)."""
+    balance = await ctx.rpc.balance(keypair.pubkey())
+    blockhash, _ = await ctx.rpc.latest_blockhash()
+    move = transfer(
+        TransferParams(
+            from_pubkey=keypair.pubkey(), to_pubkey=Keypair().pubkey(), lamports=balance - 5000
+        )
+    )
+    message = MessageV0.try_compile(keypair.pubkey(), [move], [], blockhash)
+    signature = await ctx.rpc.send(
+        bytes(VersionedTransaction(message, [keypair])), skip_preflight=False
+    )
+    for _ in range(200):
+        [landing] = await ctx.rpc.statuses([signature])
+        if landing is not None and landing.reached("confirmed"):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the drain did not land")
+
+
+async def test_a_key_that_runs_dry_between_transactions_resumes_once_funded(sandbox, tmp_path):
+    """The first transaction landed, the key was emptied, the second is refused for funds:
+    the launch stays `submitting` with what to do (not needs_attention), and once the key is
+    funded the same command finishes it, one mint."""
+    keypair = Keypair()
+    _airdrop(sandbox, keypair.pubkey())
+    source = _key_file(tmp_path, keypair)
+    created_before = stats(sandbox)["launches"]["created"]
+    async with context_for(sandbox, tmp_path, keypair=source) as ctx:
+        key = (await validate(ctx, write_launch(tmp_path, key="runs-dry"))).key
+        await land_first(ctx, key)
+        await _drain(ctx, keypair)
+        try:
+            await run_launch(ctx, key)
+        except RpcUnavailable as exc:  # pragma: no cover - the failure to explain
+            raise AssertionError(exc) from exc
+        except Exception as exc:
+            assert "has no SOL" in str(exc), exc
+        else:
+            raise AssertionError("the refused transaction did not end the run")
+        record = await ctx.journal.get(key)
+        assert record.state == "submitting", record.state
+        assert "transaction 2 of 2 refused" in record.last_error
+        assert f"the key {keypair.pubkey()} has no SOL" in record.last_error
+    _airdrop(sandbox, keypair.pubkey())
+    async with context_for(sandbox, tmp_path, keypair=source) as ctx:  # the same command again
+        record = await run_launch(ctx, key)
+    assert record.state == "registered", record.last_error
+    assert record.attempt == 1
+    assert stats(sandbox)["launches"]["created"] == created_before + 1
+
+
+def test_a_symlink_that_loops_and_a_fifo_in_a_batch_folder_are_named(sandbox, tmp_path):
+    folder = tmp_path / "launches"
+    write_launch(folder, "good.yaml", key="next-to-odd-files")
+    (folder / "loop.yaml").symlink_to(folder / "loop.yaml")
+    os.mkfifo(folder / "pipe.yaml")
+    env = profile_env(sandbox, tmp_path / "home")
+    done = launchops(env, "batch", str(folder), "--no-prefect", "--json", timeout=120)
+    assert done.returncode == 1, done.stderr
+    rows = {os.path.basename(r["file"]): r for r in json.loads(done.stdout)["launches"]}
+    assert rows["good.yaml"]["state"] == "registered"
+    assert rows["loop.yaml"]["state"] == "invalid"
+    assert "Too many levels of symbolic links" in rows["loop.yaml"]["error"]
+    assert rows["pipe.yaml"]["state"] == "invalid"
+    assert "a FIFO or socket, not a file" in rows["pipe.yaml"]["error"]
+
+
+OPEN_JOURNAL = """
+import asyncio, sys
+from launchops.journal.store import Journal
+
+async def main():
+    journal = await Journal.open(sys.argv[1])
+    await journal.close()
+
+asyncio.run(main())
+"""
+
+
+def test_processes_opening_a_new_sqlite_journal_together_all_open_it(tmp_path):
+    for round_ in range(8):
+        url = f"sqlite:///{tmp_path / f'round-{round_}' / 'journal.db'}"
+        started = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_JOURNAL, url],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(4)
+        ]
+        for process in started:
+            _, err = process.communicate(timeout=60)
+            assert process.returncode == 0, err[-2000:]
+
+
+async def test_a_timeout_says_how_long_it_waited():
+    """A node that accepts and never answers: the error line says what happened."""
+    server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    rpc = ChainRpc(f"http://127.0.0.1:{port}", timeout=0.3, retry=RetryPolicy(attempts=1))
+    try:
+        try:
+            await rpc.block_height()
+        except RpcUnavailable as exc:
+            text = str(exc)
+        else:
+            raise AssertionError("no error")
+    finally:
+        await rpc.close()
+        server.close()
+    assert text == f"RPC http://127.0.0.1:{port}: no answer within 0.3 s (ReadTimeout)"
