@@ -16,6 +16,8 @@ from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
+from launchops.sandbox import outages
+
 JSON = dict[str, Any]
 
 
@@ -90,11 +92,13 @@ ERRORS: dict[str, Callable[[int], JSON]] = {
     ),
 }
 # name -> an answer that is not a JSON-RPC one at all (an HTTP status, a broken body)
-BROKEN = {
-    "http_502": (502, "text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>"),
-    "http_504": (504, "text/html", "<html><body><h1>504 Gateway Time-out</h1></body></html>"),
-    "not_json": (200, "text/html", "<html><body>upstream connect error</body></html>"),
-    "truncated": (200, "application/json", '{"jsonrpc":"2.0","result":{"context":{"slot":'),
+BROKEN: dict[str, Callable[[], Response]] = {
+    "http_502": lambda: outages.nginx_response(502),
+    "http_504": lambda: outages.nginx_response(504),
+    "not_json": lambda: outages.cdn_challenge_response("rpc", "8f3b2c1d9e0a4b7c"),
+    "truncated": lambda: Response(
+        '{"jsonrpc":"2.0","result":{"context":{"slot":', media_type="application/json"
+    ),
 }
 # name -> a JSON-RPC answer of the wrong shape
 SHAPES: dict[str, Callable[[int], Any]] = {
@@ -121,8 +125,7 @@ def check_names(faults: dict[str, Any]) -> dict[str, Any]:
 def answer(name: str, request_id: Any, slot: int) -> Response:
     """The HTTP answer of fault `name` to the call `request_id` on a chain at `slot`."""
     if name in BROKEN:
-        status, media, text = BROKEN[name]
-        return Response(text, status_code=status, media_type=media)
+        return BROKEN[name]()
     if name in SHAPES:
         body = json.dumps({"jsonrpc": "2.0", "result": SHAPES[name](slot), "id": request_id})
         return Response(body, media_type="application/json")

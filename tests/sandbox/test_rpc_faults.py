@@ -171,3 +171,32 @@ async def test_a_call_the_node_refuses_is_not_asked_again(sandbox):
         await rpc.close()
     assert raised.value.code == -32601 and rpc.calls == 1
     assert isinstance(raised.value, LaunchOpsError)
+
+
+def _call(sandbox, method: str, params: list | None = None, **kw) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": kw.pop("id", 7), "method": method, "params": params or []}
+    return httpx.post(sandbox.rpc_url, json=body, **kw)
+
+
+@pytest.mark.parametrize(("name", "status"), [("http_502", 502), ("http_504", 504)])
+def test_the_gateway_pages_are_nginxs_own(sandbox, name, status):
+    title = {502: "502 Bad Gateway", 504: "504 Gateway Time-out"}[status]
+    set_faults(sandbox, rpc_fault_next={f"{name}@getSlot": 1})
+    answer = _call(sandbox, "getSlot")
+    assert answer.status_code == status and answer.headers["content-type"] == "text/html"
+    assert (
+        answer.content
+        == (
+            f"<html>\r\n<head><title>{title}</title></head>\r\n<body>\r\n<center><h1>{title}"
+            "</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+        ).encode()
+    )
+
+
+def test_not_json_is_a_cdns_browser_check(sandbox):
+    set_faults(sandbox, rpc_fault_next={"not_json@getSlot": 1})
+    answer = _call(sandbox, "getSlot")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/html; charset=UTF-8"
+    assert "<title>Just a moment...</title>\r\n" in answer.text
+    assert answer.text.endswith("</html>\r\n") and "\n" not in answer.text.replace("\r\n", "")

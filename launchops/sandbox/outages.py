@@ -1,0 +1,98 @@
+"""What a provider's front answers instead of the service behind it: the pages nginx and a
+CDN send, byte for byte (`\\r\\n` line ends, as nginx writes its own pages).
+
+Used by the JSON-RPC faults (`rpc_faults`).
+"""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+# nginx's own error pages: `Content-Type: text/html`, no charset.
+NGINX_MEDIA = "text/html"
+CDN_MEDIA = "text/html; charset=UTF-8"
+REASONS = {
+    502: "Bad Gateway",
+    503: "Service Temporarily Unavailable",
+    504: "Gateway Time-out",
+}
+
+
+def nginx_page(status: int) -> str:
+    """The error page nginx writes itself for `status` (ngx_http_special_response.c)."""
+    title = f"{status} {REASONS[status]}"
+    return (
+        f"<html>\r\n<head><title>{title}</title></head>\r\n<body>\r\n"
+        f"<center><h1>{title}</h1></center>\r\n"
+        "<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+    )
+
+
+def nginx_response(status: int) -> Response:
+    """nginx's page for `status`, with the headers nginx sends it with."""
+    return Response(
+        nginx_page(status),
+        status_code=status,
+        headers={"Content-Type": NGINX_MEDIA, "Server": "nginx"},
+    )
+
+
+def cdn_challenge_page(host: str, ray: str) -> str:
+    """Cloudflare's "Just a moment..." browser check, as it answers a client that is not a
+    browser: an HTML page where the JSON was expected."""
+    lines = [
+        "<!DOCTYPE HTML>",
+        '<html lang="en-US">',
+        "<head>",
+        '  <meta charset="UTF-8" />',
+        '  <meta http-equiv="Content-Type" content="text/html; charset=UTF-8" />',
+        '  <meta http-equiv="X-UA-Compatible" content="IE=Edge,chrome=1" />',
+        '  <meta name="robots" content="noindex, nofollow" />',
+        '  <meta name="viewport" content="width=device-width,initial-scale=1" />',
+        "  <title>Just a moment...</title>",
+        "</head>",
+        "<body>",
+        '  <table width="100%" height="100%" cellpadding="20">',
+        "    <tr>",
+        '      <td align="center" valign="middle">',
+        '        <div class="cf-browser-verification cf-im-under-attack">',
+        "          <noscript>",
+        '            <h1 data-translate="turn_on_js" style="color:#bd2426;">Please turn '
+        "JavaScript on and reload the page.</h1>",
+        "          </noscript>",
+        '          <div id="cf-content" style="display:none">',
+        '            <h1><span data-translate="checking_browser">Checking your browser '
+        f"before accessing</span> {host}.</h1>",
+        '            <p data-translate="process_is_automatic">This process is automatic. '
+        "Your browser will redirect to your requested content shortly.</p>",
+        '            <p data-translate="allow_5_secs" id="cf-spinner-allow-5-secs">Please '
+        "allow up to 5 seconds&hellip;</p>",
+        "          </div>",
+        "        </div>",
+        '        <div class="attribution">',
+        '          DDoS protection by <a rel="noopener noreferrer" '
+        'href="https://www.cloudflare.com/5xx-error-landing/" target="_blank">Cloudflare</a>',
+        "          <br />",
+        f'          <span class="ray_id">Ray ID: <code>{ray}</code></span>',
+        "        </div>",
+        "      </td>",
+        "    </tr>",
+        "  </table>",
+        "</body>",
+        "</html>",
+    ]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def cdn_challenge_response(host: str, ray: str) -> Response:
+    """The challenge page, HTTP 200, with the headers Cloudflare sends it with."""
+    return Response(
+        cdn_challenge_page(host, ray),
+        status_code=200,
+        headers={
+            "Content-Type": CDN_MEDIA,
+            "Server": "cloudflare",
+            "CF-RAY": f"{ray}-IAD",
+            "Cache-Control": "private, max-age=0, no-store, no-cache, must-revalidate",
+        },
+    )
