@@ -95,9 +95,7 @@ class Faults(BaseModel):
     @field_validator("rpc_faults", "rpc_fault_next")
     @classmethod
     def _known_rpc_faults(cls, value: dict[str, Any]) -> dict[str, Any]:
-        for key, amount in value.items():
-            if not 0 <= amount <= (1 if isinstance(amount, float) else 1_000_000):
-                raise ValueError(f"{key}: {amount} is out of range")
+        _in_range(value)
         return rpc_faults.check_names(value)
 
     @field_validator("rpc_lag_slots")
@@ -108,7 +106,17 @@ class Faults(BaseModel):
         return value
 
 
+def _in_range(value: dict[str, Any]) -> None:
+    """Rates (floats) in 0..1, counts (ints) in 0..1000000."""
+    for key, amount in value.items():
+        if not 0 <= amount <= (1 if isinstance(amount, float) else 1_000_000):
+            raise ValueError(f"{key}: {amount} is out of range")
+
+
 class FaultInjector:
+    """Draws the faults to inject, from `faults`, with one seedable rng (a seeded sandbox
+    replays the same faults for the same calls); counts given as `*_next` are used up."""
+
     def __init__(self, faults: Faults | None = None, seed: int | None = None) -> None:
         self.faults = faults or Faults()
         self.rng = random.Random(seed)

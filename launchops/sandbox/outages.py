@@ -1,13 +1,21 @@
-"""What a provider's front answers instead of the service behind it: the pages nginx and a
-CDN send, byte for byte (`\\r\\n` line ends, as nginx writes its own pages).
+"""What a provider's front answers instead of the service behind it, and the answer that
+never comes: the pages nginx and a CDN send (byte for byte, `\\r\\n` line ends as nginx
+writes its own pages), and the hold of a request that is accepted and never answered
+until the caller gives up.
 
 Used by the JSON-RPC faults (`rpc_faults`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
+from starlette.requests import Request
 from starlette.responses import Response
 
+# A held request is answered 504 after this long if its caller is still there.
+HOLD_SECONDS = 600.0
 # nginx's own error pages: `Content-Type: text/html`, no charset.
 NGINX_MEDIA = "text/html"
 CDN_MEDIA = "text/html; charset=UTF-8"
@@ -96,3 +104,22 @@ def cdn_challenge_response(host: str, ray: str) -> Response:
             "Cache-Control": "private, max-age=0, no-store, no-cache, must-revalidate",
         },
     )
+
+
+async def hold(request: Request) -> Response:
+    """Answer nothing until the caller goes away, at most HOLD_SECONDS; then nginx's 504,
+    which only a caller still there reads.
+
+    It waits for the server's `http.disconnect` rather than polling
+    `request.is_disconnected()`: behind Starlette's `BaseHTTPMiddleware` (the app's
+    `_faults_and_stats`) that poll's at-once-cancelled receive never sees the disconnect.
+    """
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(_gone(request), HOLD_SECONDS)
+    return nginx_response(504)
+
+
+async def _gone(request: Request) -> None:
+    """Return once the caller is gone (a body not read yet is read and dropped)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
