@@ -64,6 +64,16 @@ class Faults(BaseModel):
         le=3600,
         description="lag only for this long after each sendTransaction (0: always)",
     )
+    pubsub_hang: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="fraction of PubSub connections (true: every one) taken and never "
+        "answered: the WebSocket handshake never completes, held until the client goes",
+    )
+    pubsub_hang_next: int = Field(
+        0, ge=0, le=1_000_000, description="the next N PubSub connections hang so"
+    )
     api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")
     error_status: Literal[429, 503, "mixed"] = "mixed"
     latency_ms: int = Field(0, ge=0, le=60_000, description="added to every answer")
@@ -98,12 +108,23 @@ class Faults(BaseModel):
         _in_range(value)
         return rpc_faults.check_names(value)
 
+    @field_validator("pubsub_hang", mode="before")
+    @classmethod
+    def _hang_as_rate(cls, value: Any) -> Any:
+        """true / false (or yes, on, no, off) as rates 1 and 0."""
+        if isinstance(value, str) and value.strip().lower() in SWITCH_WORDS:
+            return SWITCH_WORDS[value.strip().lower()]
+        return float(value) if isinstance(value, bool) else value
+
     @field_validator("rpc_lag_slots")
     @classmethod
     def _lag_in_range(cls, value: dict[str, int]) -> dict[str, int]:
         if any(not 0 <= slots <= 100_000 for slots in value.values()):
             raise ValueError("a lag is 0 to 100000 slots")
         return value
+
+
+SWITCH_WORDS = {"true": 1.0, "yes": 1.0, "on": 1.0, "false": 0.0, "no": 0.0, "off": 0.0}
 
 
 def _in_range(value: dict[str, Any]) -> None:
@@ -144,6 +165,14 @@ class FaultInjector:
         if left != self.faults.rpc_fault_next:
             self.faults.rpc_fault_next = left
         return name
+
+    def pubsub_hang(self) -> bool:
+        """Whether this PubSub connection hangs before its handshake (pubsub_hang*)."""
+        if self.faults.pubsub_hang_next > 0:
+            self.faults.pubsub_hang_next -= 1
+            return True
+        rate = self.faults.pubsub_hang
+        return rate > 0 and self.rng.random() < rate
 
 
 class Stats:

@@ -1,9 +1,9 @@
 """What a provider's front answers instead of the service behind it, and the answer that
 never comes: the pages nginx and a CDN send (byte for byte, `\\r\\n` line ends as nginx
-writes its own pages), and the hold of a request that is accepted and never answered
-until the caller gives up.
+writes its own pages), and the hold of a request, or a WebSocket handshake, that is
+accepted and never answered until the caller gives up.
 
-Used by the JSON-RPC faults (`rpc_faults`).
+Used by the JSON-RPC faults (`rpc_faults`) and PubSub (`pubsub_hang`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import contextlib
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.websockets import WebSocket
 
 # A held request is answered 504 after this long if its caller is still there.
 HOLD_SECONDS = 600.0
@@ -123,3 +124,11 @@ async def _gone(request: Request) -> None:
     """Return once the caller is gone (a body not read yet is read and dropped)."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
+
+
+async def hold_socket(websocket: WebSocket) -> None:
+    """Take a WebSocket's TCP connection and never complete its handshake (never accept):
+    wait until the client goes away, at most HOLD_SECONDS."""
+    with contextlib.suppress(TimeoutError, RuntimeError):
+        await websocket.receive()  # the upgrade request itself
+        await asyncio.wait_for(websocket.receive(), HOLD_SECONDS)  # its disconnect

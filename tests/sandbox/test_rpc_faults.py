@@ -1,8 +1,8 @@
 """The sandbox answers every way a real node fails, with the bodies real nodes send, and
 ChainRpc maps each onto the error tree: transient ones asked again, refusals in one line,
 and no answer (malformed, or one that makes solders panic) ever a traceback. Outages too:
-a provider's pages (nginx, a CDN), a rate limit, a call never answered (run or not).
-(The lies: test_rpc_lies.py.)"""
+a provider's pages (nginx, a CDN), a rate limit, a call never answered (run or not), a
+PubSub handshake that never completes. (The lies: test_rpc_lies.py.)"""
 
 from __future__ import annotations
 
@@ -318,3 +318,23 @@ def test_rated_faults_replay_the_same_under_the_same_seed(sandbox_factory):
 
     first = pattern(11)
     assert first == pattern(11) and set(first) == {1, 1000004}
+
+
+async def test_pubsub_hang_never_completes_the_websocket_handshake(sandbox):
+    from solana.rpc.websocket_api import SolanaWsClient
+
+    before = stats(sandbox)["refused"].get("PubSub pubsub_hang", 0)
+    root = sandbox.url.replace("http://", "ws://")
+    set_faults(sandbox, pubsub_hang=True)
+    try:
+        for url in (sandbox.ws_url, root):  # port + 1, and `/` on the RPC port
+            with pytest.raises(TimeoutError):
+                await SolanaWsClient(url, open_timeout=1.0).connect()
+        set_faults(sandbox, pubsub_hang=False, pubsub_hang_next=1)
+        with pytest.raises(TimeoutError):
+            await SolanaWsClient(sandbox.ws_url, open_timeout=1.0).connect()
+    finally:
+        set_faults(sandbox, pubsub_hang=False, pubsub_hang_next=0)
+    client = await SolanaWsClient(sandbox.ws_url, open_timeout=1.0).connect()
+    await client.close()
+    assert stats(sandbox)["refused"]["PubSub pubsub_hang"] == before + 3

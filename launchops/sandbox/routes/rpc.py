@@ -53,6 +53,10 @@ async def rpc(request: Request, service: Service, pubsub: Hub) -> Response:
 
 @router.websocket("/")
 async def pubsub_socket(websocket: WebSocket, service: Service, pubsub: Hub) -> None:
+    if service.injector.pubsub_hang():
+        service.stats.refused["PubSub pubsub_hang"] += 1
+        await outages.hold_socket(websocket)
+        return
     await pubsub.serve(websocket, service.stats)
 
 
