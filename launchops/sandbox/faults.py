@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from launchops.sandbox import rpc_faults
+from launchops.sandbox import api_faults, rpc_faults
 from launchops.sandbox.formats import TxFormat
 
 
@@ -75,6 +75,17 @@ class Faults(BaseModel):
         0, ge=0, le=1_000_000, description="the next N PubSub connections hang so"
     )
     api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")
+    api_faults: dict[str, float] = Field(
+        default_factory=dict,
+        description="answer this fraction of /v1 calls as the service's failing front does, "
+        "by fault name, for every endpoint or one: {'cdn_challenge': 0.1, "
+        "'lost_answer@POST /v1/launches/create': 0.2}; names: "
+        + ", ".join(sorted(api_faults.NAMES)),
+    )
+    api_fault_next: dict[str, int] = Field(
+        default_factory=dict,
+        description="answer the next N /v1 calls with a named fault (same keys as api_faults)",
+    )
     error_status: Literal[429, 503, "mixed"] = "mixed"
     latency_ms: int = Field(0, ge=0, le=60_000, description="added to every answer")
     fail_status: int = Field(500, ge=400, le=599, description="the status fail_next answers")
@@ -107,6 +118,12 @@ class Faults(BaseModel):
     def _known_rpc_faults(cls, value: dict[str, Any]) -> dict[str, Any]:
         _in_range(value)
         return rpc_faults.check_names(value)
+
+    @field_validator("api_faults", "api_fault_next")
+    @classmethod
+    def _known_api_faults(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _in_range(value)
+        return api_faults.check_names(value)
 
     @field_validator("pubsub_hang", mode="before")
     @classmethod
@@ -164,6 +181,15 @@ class FaultInjector:
         )
         if left != self.faults.rpc_fault_next:
             self.faults.rpc_fault_next = left
+        return name
+
+    def api_fault(self, endpoint: str) -> str | None:
+        """The named API fault to answer `endpoint` (`METHOD /v1/path`) with, or None."""
+        name, left = rpc_faults.pick(
+            endpoint, self.faults.api_faults, self.faults.api_fault_next, self.rng.random
+        )
+        if left != self.faults.api_fault_next:
+            self.faults.api_fault_next = left
         return name
 
     def pubsub_hang(self) -> bool:

@@ -3,7 +3,8 @@ never comes: the pages nginx and a CDN send (byte for byte, `\\r\\n` line ends a
 writes its own pages), and the hold of a request, or a WebSocket handshake, that is
 accepted and never answered until the caller gives up.
 
-Used by the JSON-RPC faults (`rpc_faults`) and PubSub (`pubsub_hang`).
+Used by the JSON-RPC faults (`rpc_faults`), PubSub (`pubsub_hang`) and the `/v1` API's
+(`api_faults`).
 """
 
 from __future__ import annotations
