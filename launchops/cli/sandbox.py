@@ -36,7 +36,9 @@ def _fail(message: str) -> typer.Exit:
 
 
 # Faults that map a name to a number: set as KEY:VALUE (one entry) or a JSON object (all).
-DICT_FAULTS = frozenset({"fail_next", "rpc_faults", "rpc_fault_next", "rpc_lag_slots"})
+DICT_FAULTS = frozenset(
+    {"fail_next", "rpc_faults", "rpc_fault_next", "rpc_lag_slots", "api_faults", "api_fault_next"}
+)
 
 
 def _faults(settings: list[str], base: dict[str, Any] | None = None) -> Any:

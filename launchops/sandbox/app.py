@@ -19,6 +19,7 @@ from starlette.routing import BaseRoute, Match
 from launchops.api.after import INVALID_WALLET
 from launchops.api.models import ErrorDetail
 from launchops.errors import LaunchForbidden
+from launchops.sandbox import api_faults, outages
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.pubsub import PubSub
 from launchops.sandbox.routes import admin, after, agents, launches, rpc, tokens
@@ -132,11 +133,31 @@ async def _faults_and_stats(
     name = _endpoint(request.scope)
     service.stats.api[name] += 1
     service.stats.arrived("api")
+    fault = service.injector.api_fault(name)
+    if fault is not None:
+        service.stats.refused[f"{name} {fault}"] += 1
+        return await _api_fault(fault, request, call_next)
     status = service.injector.refusal(name, faults.api_error_rate)
     if status is None:
         return await call_next(request)
     service.stats.refused[name] += 1
     return _refused(status, name)
+
+
+async def _api_fault(
+    fault: str, request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """The answer of named API fault `fault` (`launchops.sandbox.api_faults`)."""
+    if fault == "lost_answer":  # run it all, then answer nothing
+        response = await call_next(request)
+        async for _ in getattr(response, "body_iterator", ()):
+            pass
+        return await outages.hold(request)
+    if fault == "blackhole":
+        return await outages.hold(request)
+    service: SandboxService = request.app.state.service
+    ray = f"{service.injector.rng.getrandbits(64):016x}"
+    return api_faults.page(fault, request.headers.get("host", request.url.netloc), ray)
 
 
 def _refused(status: int, name: str) -> JSONResponse:

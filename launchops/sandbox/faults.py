@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from launchops.sandbox import rpc_faults
+from launchops.sandbox import api_faults, rpc_faults
 from launchops.sandbox.formats import TxFormat
 
 
@@ -64,7 +64,28 @@ class Faults(BaseModel):
         le=3600,
         description="lag only for this long after each sendTransaction (0: always)",
     )
+    pubsub_hang: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="fraction of PubSub connections (true: every one) taken and never "
+        "answered: the WebSocket handshake never completes, held until the client goes",
+    )
+    pubsub_hang_next: int = Field(
+        0, ge=0, le=1_000_000, description="the next N PubSub connections hang so"
+    )
     api_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of API calls refused")
+    api_faults: dict[str, float] = Field(
+        default_factory=dict,
+        description="answer this fraction of /v1 calls as the service's failing front does, "
+        "by fault name, for every endpoint or one: {'cdn_challenge': 0.1, "
+        "'lost_answer@POST /v1/launches/create': 0.2}; names: "
+        + ", ".join(sorted(api_faults.NAMES)),
+    )
+    api_fault_next: dict[str, int] = Field(
+        default_factory=dict,
+        description="answer the next N /v1 calls with a named fault (same keys as api_faults)",
+    )
     error_status: Literal[429, 503, "mixed"] = "mixed"
     latency_ms: int = Field(0, ge=0, le=60_000, description="added to every answer")
     fail_status: int = Field(500, ge=400, le=599, description="the status fail_next answers")
@@ -95,10 +116,22 @@ class Faults(BaseModel):
     @field_validator("rpc_faults", "rpc_fault_next")
     @classmethod
     def _known_rpc_faults(cls, value: dict[str, Any]) -> dict[str, Any]:
-        for key, amount in value.items():
-            if not 0 <= amount <= (1 if isinstance(amount, float) else 1_000_000):
-                raise ValueError(f"{key}: {amount} is out of range")
+        _in_range(value)
         return rpc_faults.check_names(value)
+
+    @field_validator("api_faults", "api_fault_next")
+    @classmethod
+    def _known_api_faults(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _in_range(value)
+        return api_faults.check_names(value)
+
+    @field_validator("pubsub_hang", mode="before")
+    @classmethod
+    def _hang_as_rate(cls, value: Any) -> Any:
+        """true / false (or yes, on, no, off) as rates 1 and 0."""
+        if isinstance(value, str) and value.strip().lower() in SWITCH_WORDS:
+            return SWITCH_WORDS[value.strip().lower()]
+        return float(value) if isinstance(value, bool) else value
 
     @field_validator("rpc_lag_slots")
     @classmethod
@@ -108,7 +141,20 @@ class Faults(BaseModel):
         return value
 
 
+SWITCH_WORDS = {"true": 1.0, "yes": 1.0, "on": 1.0, "false": 0.0, "no": 0.0, "off": 0.0}
+
+
+def _in_range(value: dict[str, Any]) -> None:
+    """Rates (floats) in 0..1, counts (ints) in 0..1000000."""
+    for key, amount in value.items():
+        if not 0 <= amount <= (1 if isinstance(amount, float) else 1_000_000):
+            raise ValueError(f"{key}: {amount} is out of range")
+
+
 class FaultInjector:
+    """Draws the faults to inject, from `faults`, with one seedable rng (a seeded sandbox
+    replays the same faults for the same calls); counts given as `*_next` are used up."""
+
     def __init__(self, faults: Faults | None = None, seed: int | None = None) -> None:
         self.faults = faults or Faults()
         self.rng = random.Random(seed)
@@ -136,6 +182,23 @@ class FaultInjector:
         if left != self.faults.rpc_fault_next:
             self.faults.rpc_fault_next = left
         return name
+
+    def api_fault(self, endpoint: str) -> str | None:
+        """The named API fault to answer `endpoint` (`METHOD /v1/path`) with, or None."""
+        name, left = rpc_faults.pick(
+            endpoint, self.faults.api_faults, self.faults.api_fault_next, self.rng.random
+        )
+        if left != self.faults.api_fault_next:
+            self.faults.api_fault_next = left
+        return name
+
+    def pubsub_hang(self) -> bool:
+        """Whether this PubSub connection hangs before its handshake (pubsub_hang*)."""
+        if self.faults.pubsub_hang_next > 0:
+            self.faults.pubsub_hang_next -= 1
+            return True
+        rate = self.faults.pubsub_hang
+        return rate > 0 and self.rng.random() < rate
 
 
 class Stats:

@@ -72,7 +72,9 @@ class RpcMethods:
             "getSignaturesForAddress": self.get_signatures_for_address,
         }
 
-    def call(self, method: str, params: Any) -> Any:
+    def call(self, method: str, params: Any, behind: int = 0) -> Any:
+        """Run `method`, answered from a view of the chain `behind` slots old (or as the
+        lag faults set, whichever is older); RpcError as a node shapes it."""
         handler = self.handlers.get(method)
         if handler is None:
             raise RpcError(-32601, "Method not found")
@@ -80,7 +82,7 @@ class RpcMethods:
             params = []
         if not isinstance(params, list):
             raise RpcError(-32602, "Invalid params: expected an array")
-        self.view = self.chain.slot - self.lag(method)
+        self.view = self.chain.slot - max(self.lag(method), min(behind, self.chain.slot))
         wanted = _config(params).get("minContextSlot")
         if isinstance(wanted, int) and wanted > self.view:
             raise RpcError(
@@ -139,7 +141,7 @@ class RpcMethods:
 
     def get_transaction(self, params: list[Any]) -> Any:
         landed = self.chain.landed.get(_signature(_str(params, 0)))
-        if landed is None or not landed.raw:
+        if landed is None or not landed.raw or landed.slot > self.view:
             return None
         encoding = _config(params).get("encoding", "json")
         tx: Any = [base64.b64encode(landed.raw).decode(), "base64"]

@@ -125,6 +125,9 @@ class Sandbox(Served):
             "log_level": "warning",
             "access_log": False,
             "ws": "websockets-sansio",
+            # No `server: uvicorn`: a node does not send it, and the pages of the faults
+            # (`outages`) send the `Server` of nginx or the CDN they stand for.
+            "server_header": False,
         }
         self._servers = [
             _Server(uvicorn.Config(app, lifespan="on", **common)),

@@ -65,6 +65,7 @@ class SandboxService:
         self.rewards = Rewards(self.store, self.chain)
         self.statuses = LaunchStatuses(self.store, self.rewards)
         self.rpc = RpcMethods(self.chain, identity=self.identity)
+        self.last_rpc_answer: dict[str, Any] | None = None  # the `swapped` RPC fault's
         self._clock: asyncio.Task[None] | None = None
 
     def _identity(self) -> str:
@@ -104,11 +105,12 @@ class SandboxService:
             await asyncio.sleep(max(0.0, next_at - loop.time()))
             self.chain.advance()
 
-    def rpc_call(self, method: str, params: Any) -> Any:
+    def rpc_call(self, method: str, params: Any, behind: int = 0) -> Any:
+        """Run one JSON-RPC call (answered from a view `behind` slots old: `stale`)."""
         self.stats.rpc[method] += 1
         if self.slot_ms == 0 and method in PROGRESS_METHODS:
             self.chain.advance()  # at --slot-ms 0, a call that watches the chain moves it
-        result = self.rpc.call(method, params)
+        result = self.rpc.call(method, params, behind)
         if method == "requestAirdrop":
             key = Pubkey.from_string(params[0])
             self.store.save_account(key, self.chain.svm.get_account(key))
