@@ -172,7 +172,9 @@ async def batch(
     on_update: RowUpdate | None = None,
 ) -> BatchResult:
     """Run many launch files (or folders of them) concurrently; a re-run skips what
-    finished and resumes the rest. `on_update(row)` hears each launch as it changes."""
+    finished and resumes the rest. A file with a `schedule:` is left to its own
+    deployment: reported `scheduled` (its time in `scheduled_for`), nothing of it created.
+    `on_update(row)` hears each launch as it changes."""
     from launchops.config.launchfile import launch_files
     from launchops.pipeline.batch import run_batch
 
