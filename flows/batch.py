@@ -6,9 +6,10 @@ Launches run concurrently (each step a task), the API and RPC rate limits shared
 of them (on a pool: by every worker, through the server's global limits). On a work
 pool, each other online worker gets a `batch-part` flow run that walks the same batch
 from its own start; the journal's lease gives each launch to one of them. One failing
-launch never stops the others. While it runs, a progress artifact moves as launches
-finish; at the end: JSON and CSV reports, a table artifact, and a FAILED-type state
-("Needs attention") when not every launch finished (`flows/outcome.py`).
+launch never stops the others; a file with a `schedule:` is left to its own deployment
+(`scheduled`, nothing of it created or journaled). While it runs, a progress artifact
+moves as launches finish; at the end: JSON and CSV reports, a table artifact, and a
+FAILED-type state ("Needs attention") when not every launch finished (`flows/outcome.py`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ NAME` processes, on any machine with this checkout, to run.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,24 +17,24 @@ from launchops.flows.registrations import registrations_flow
 from prefect.schedules import Cron, RRule, Schedule, validate_cron_string
 
 from launchops.api.errors import LaunchOpsError
+from launchops.config.schedule import Schedule as LaunchSchedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def schedule_of(text: str) -> Schedule:
-    """A cron expression, or an ISO 8601 time for a single run."""
+    """A cron expression (UTC), or a time with its zone for a single run."""
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        parsed = LaunchSchedule.parse(text)
+    except ValueError as exc:
+        raise LaunchOpsError(f"schedule {text!r}: {exc}") from None
+    if parsed.at is None:
         try:
             validate_cron_string(text)
         except ValueError as exc:
-            raise LaunchOpsError(
-                f"schedule {text!r} is neither a time nor a cron expression: {exc}"
-            ) from None
+            raise LaunchOpsError(f"schedule {text!r} is not a cron expression: {exc}") from None
         return Cron(text, timezone="UTC")
-    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-    return RRule(f"DTSTART:{when:%Y%m%dT%H%M%SZ}\nRRULE:FREQ=DAILY;COUNT=1", timezone="UTC")
+    return RRule(f"DTSTART:{parsed.at:%Y%m%dT%H%M%SZ}\nRRULE:FREQ=DAILY;COUNT=1", timezone="UTC")
 
 
 Wanted = tuple[Any, str, list[Schedule], dict[str, Any]]  # flow, name, schedules, parameters
@@ -71,9 +70,10 @@ def build(
             (registrations_flow, f"registration-retry-{profile}", [_cron(retry_cron)], again)
         )
     for key, file, when in scheduled:
-        wanted.append(
-            (launch_flow, f"launch-{key}", [schedule_of(when)], {"path": str(file.resolve())})
-        )
+        # `now`: the run its schedule makes is the launch's time come (a cron's every run,
+        # and a one-off time even on a worker whose clock is a little behind the server's).
+        launch = {"path": str(file.resolve()), "now": True}
+        wanted.append((launch_flow, f"launch-{key}", [schedule_of(when)], launch))
     wanted += _after_launch(profile, claim_wallets, claim_cron, watch_cron, batch)
     return [
         _deploy(flow, name, schedules, {**parameters, **common}, from_source)

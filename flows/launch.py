@@ -28,16 +28,18 @@ async def launch_flow(
     replace: bool = False,
     profiles_file: str | None = None,
     base_url: str | None = None,
+    now: bool = False,
 ) -> LaunchResult | State[LaunchResult]:
     """Launch the file at `path`, or resume the launch `key` from the journal: the
     library's `launch_in`, each step its Prefect task; a FAILED-type state (holding the
-    result) when the launch did not end registered."""
+    result) when the launch did not end registered. A file whose `schedule:` is still
+    ahead is refused unless `now` (its deployment's runs pass it: their time has come)."""
     async with flow_context(profile, profiles_file, base_url) as flow_ctx:
 
         async def check(file: Path, replace: bool) -> str:
             return await validate_step(flow_ctx.name, str(file), replace)
 
         result = await launch_in(
-            flow_ctx.ctx, path, key=key, replace=replace, call=flow_ctx.call, check=check
+            flow_ctx.ctx, path, key=key, replace=replace, now=now, call=flow_ctx.call, check=check
         )
     return launch_end(result)

@@ -29,6 +29,8 @@
     │   └── SigningError ............ a transaction cannot be signed as it is
     │       └── TransactionRefused .. a fund or withdraw is not what was asked: left unsigned
     ├── KeypairError ................ a key could not be loaded (never shows it)
+    ├── ScheduledLater .............. a launch file scheduled later than now: its deployment
+    │                                 launches it then (refused unless asked to launch now)
     ├── SecretUnavailable ........... a launch's secret (first buyer's key, Twitter token)
     │                                 is not held and its file cannot give it again
     ├── JournalError ................ the journal refuses an operation (a changed config ...)
@@ -86,6 +88,7 @@ __all__ = [
     "RpcUnavailable",
     "SandboxPortTaken",
     "SandboxRefusal",
+    "ScheduledLater",
     "SecretUnavailable",
     "ServerError",
     "ServiceError",
@@ -334,6 +337,12 @@ class TransactionRefused(SigningError):
 
 class KeypairError(LaunchOpsError):
     """The keypair could not be loaded; the message never contains key material."""
+
+
+class ScheduledLater(LaunchOpsError):
+    """A launch file whose `schedule:` is still ahead (a time to come, or a cron
+    expression): its own deployment launches it then. Refused before anything is read
+    from the network or journaled, unless the caller asks to launch it now."""
 
 
 class SecretUnavailable(LaunchOpsError):

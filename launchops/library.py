@@ -49,15 +49,21 @@ async def launch_in(
     *,
     key: str | None = None,
     replace: bool = False,
+    now: bool = False,
     call: StepCaller | None = None,
     check: Check | None = None,
 ) -> LaunchResult:
     """Validate `file` into the journal (or take the launch `key` from it) and run it to
-    where a run stops: registered, or waiting for a person or the registration retry."""
+    where a run stops: registered, or waiting for a person or the registration retry. A
+    file whose `schedule:` is still ahead is refused (`ScheduledLater`: its deployment
+    launches it then) unless `now`."""
+    from launchops.config.schedule import refuse_early
     from launchops.pipeline.runner import run_launch, run_step, validate
 
     if file is not None:
         path = Path(file)
+        if not now:
+            refuse_early(path)
         key = (
             await check(path, replace)
             if check
@@ -126,14 +132,22 @@ async def launch(
     profiles_file: str | Path | None = None,
     base_url: str | None = None,
     replace: bool = False,
+    now: bool = False,
     progress: Progress | None = None,
 ) -> LaunchResult:
     """Run one launch file end to end (resumable: run it again to continue it; a finished
     launch is reported from the journal, never launched twice).
 
-    `progress(key, step, message)` hears each step as it goes."""
+    A file whose `schedule:` is still ahead (a time to come, or a cron expression) is
+    refused with `ScheduledLater`, before anything starts: its own deployment launches it
+    then; `now=True` launches it now all the same. `progress(key, step, message)` hears
+    each step as it goes."""
+    from launchops.config.schedule import refuse_early
+
+    if not now:
+        refuse_early(Path(file))  # before the sandbox, the context or any network call
     async with opened(profile, profiles_file, base_url, progress) as ctx:
-        return await launch_in(ctx, file, replace=replace)
+        return await launch_in(ctx, file, replace=replace, now=now)
 
 
 async def resume(
@@ -160,8 +174,10 @@ async def batch(
     progress: Progress | None = None,
 ) -> BatchResult:
     """Run many launch files (or folders of them) concurrently; a re-run skips what
-    finished and resumes the rest. `on_update(row)` hears each launch as it changes,
-    `progress(key, step, message)` each step (and, with no key, what the batch waits for)."""
+    finished and resumes the rest. A file with a `schedule:` is left to its own
+    deployment: reported `scheduled` (its time in `scheduled_for`), nothing of it created.
+    `on_update(row)` hears each launch as it changes, `progress(key, step, message)` each
+    step (and, with no key, what the batch waits for)."""
     from launchops.config.launchfile import launch_files
     from launchops.pipeline.batch import run_batch
 

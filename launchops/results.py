@@ -118,11 +118,12 @@ class BatchItem:
 
     file: str
     key: str | None
-    state: str  # a launch state, or invalid / duplicate / elsewhere for what did not run
+    state: str  # a launch state, or invalid / duplicate / elsewhere / scheduled
     launch_page: str | None = None
     mint: str | None = None
     error: str | None = None
     worker: str | None = None
+    scheduled_for: str | None = None  # `scheduled`: its time (UTC) or cron expression
 
     @classmethod
     def from_json(cls, row: Mapping[str, Any]) -> BatchItem:
@@ -134,14 +135,16 @@ class BatchItem:
             mint=row.get("mint"),
             error=row.get("error"),
             worker=row.get("worker"),
+            scheduled_for=row.get("scheduledFor"),
         )
 
 
 @dataclass(frozen=True)
 class BatchResult:
     """A batch (or a registration retry, a funding run) as a run left it: every item,
-    counts by state, whether all finished (`ok`: registered, confirmed, or left to
-    another worker), and where its JSON and CSV reports were written."""
+    counts by state, whether all finished (`ok`: registered, confirmed, left to another
+    worker, or to its own schedule's deployment), and where its JSON and CSV reports were
+    written."""
 
     items: tuple[BatchItem, ...]
     counts: Mapping[str, int]

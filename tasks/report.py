@@ -40,6 +40,8 @@ def summary_lines(rows: list[BatchRow], noun: str = "launches") -> list[str]:
     by_state = ", ".join(f"{n} {state}" for state, n in counts(rows).items())
     workers: dict[str, int] = {}
     for row in rows:
+        if row.state == "scheduled":  # left to its own deployment: no worker of this batch's
+            continue
         workers[row.worker or "-"] = workers.get(row.worker or "-", 0) + 1
     by_worker = ", ".join(f"{name} {n}" for name, n in sorted(workers.items()))
     return [f"{len(rows)} {noun}: {by_state or 'none'}", f"by worker: {by_worker or 'none'}"]
@@ -49,6 +51,7 @@ def table(rows: list[BatchRow]) -> list[dict[str, Any]]:
     """One dict a row, its keys the columns in the order a person reads them."""
     names = relative_files([row.file for row in rows])
     transfers = any(row.agent for row in rows)
+    scheduled = any(row.scheduled_for for row in rows)
     found = []
     for row in rows:
         cells: dict[str, Any] = {
@@ -60,6 +63,8 @@ def table(rows: list[BatchRow]) -> list[dict[str, Any]]:
             "error": clipped(row.error),
             "file": names.get(row.file, row.file),
         }
+        if scheduled:  # when its own deployment launches a file the batch left to it
+            cells["scheduled for"] = row.scheduled_for
         if transfers:
             cells |= {"agent": short(row.agent), "amount": row.amount}
             cells["signature"] = short(row.signature)

@@ -98,12 +98,18 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
     """Turn launchops' errors into one clear line and exit code 1, never a traceback
     (`base_url`, or what it answers when asked: the service, for a hint when unreachable).
     """
-    from launchops.errors import InvalidInputError, LaunchOpsError, NetworkError, WrongCluster
+    from launchops.errors import (
+        InvalidInputError,
+        LaunchOpsError,
+        NetworkError,
+        ScheduledLater,
+        WrongCluster,
+    )
     from launchops.library import UnknownLaunch
 
     try:
         yield
-    except (WrongCluster, UnknownLaunch) as exc:  # refused before anything was sent: exit 2
+    except (WrongCluster, UnknownLaunch, ScheduledLater) as exc:  # refused: nothing sent, exit 2
         raise refuse(str(exc)) from None
     except InvalidInputError as exc:
         err = error_line("invalid input")

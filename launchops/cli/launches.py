@@ -33,6 +33,10 @@ Replace = Annotated[
     bool, typer.Option("--replace", help="Take a changed file under a key nothing was sent for.")
 ]
 Out = Annotated[Path | None, typer.Option("--out", help="Where to write the result JSON.")]
+Now = Annotated[
+    bool,
+    typer.Option("--now", help="Launch a file whose schedule: is still ahead, now all the same."),
+]
 
 
 def install(app: typer.Typer) -> None:
@@ -101,9 +105,14 @@ def launch(
     file: Annotated[Path, typer.Argument(help="The launch file.", exists=False)],
     dry_run: DryRun = False,
     replace: Replace = False,
+    now: Now = False,
     out: Out = None,
 ) -> None:
     """Run one launch: validate, create, sign, submit, confirm, register (resumable)."""
+    if not (dry_run or now):  # a file for its deployment: before the profile, the network
+        from launchops.config.schedule import refuse_early
+
+        refuse_early(file)
     settings = call.load(sending=not dry_run)
     if not file.is_file():
         raise refuse(f"{file}: no such launch file")
@@ -115,8 +124,9 @@ def launch(
         return
     if call.prefect:  # what --no-prefect would refuse, refused before Prefect starts
         _valid_before_prefect(settings, file)
-    result = _launch(call, file, None, replace)
-    _finish(settings, result, out, call.as_json, f"launchops launch {file}")
+    result = _launch(call, file, None, replace, now)
+    again = f"launchops launch {file}" + (" --now" if now else "")
+    _finish(settings, result, out, call.as_json, again)
 
 
 @shared(sends=True, flow=True)
@@ -152,7 +162,9 @@ def _valid_before_prefect(settings: Profile, file: Path) -> None:
             raise LaunchFileError(problems) from None
 
 
-def _launch(call: Call, file: Path | None, key: str | None, replace: bool) -> dict[str, Any]:
+def _launch(
+    call: Call, file: Path | None, key: str | None, replace: bool, now: bool = False
+) -> dict[str, Any]:
     """The launch through its flow or in this process, with the step board on a terminal."""
     from launchops import library
     from launchops.cli.display import StepBoard
@@ -168,14 +180,16 @@ def _launch(call: Call, file: Path | None, key: str | None, replace: bool) -> di
 
     async def plain() -> LaunchResult:
         if file is not None:
-            return await library.launch(file, profile=settings, replace=replace, progress=listener)
+            return await library.launch(
+                file, profile=settings, replace=replace, now=now, progress=listener
+            )
         assert key is not None
         return await library.resume(key, profile=settings, progress=listener)
 
     # The sandbox first: a port taken by something else is one line, before any board.
     with embedded_sandbox(settings, listener) as started, board.live() if board else nullcontext():
         path = str(file) if file else None
-        flow = {"path": path, "key": key, "replace": replace}
+        flow = {"path": path, "key": key, "replace": replace, "now": now}
         found = call.drive("launch:launch_flow", plain, listen=listen, sandbox=False, **flow)
         result = found.to_json()
         if board is not None:

@@ -164,8 +164,17 @@ def _launches(title: str, rows: list[dict[str, Any]], width: int) -> Listing:
         cells = [row["key"] or row["file"], str(row["state"]), short(row["mint"])]
         if wide:
             cells.append(row["file"])
-        listing.add(cells, _one_line(row["error"]) or row.get("launchPage"))
+        listing.add(cells, _one_line(row["error"]) or row.get("launchPage") or _when(row))
     return listing
+
+
+def _when(row: dict[str, Any]) -> str | None:
+    """A scheduled row's line: when its own deployment launches it."""
+    when = row.get("scheduledFor")
+    if not when:
+        return None
+    at = f"at {when}" if when[:1].isdigit() else f"on cron '{when}' (UTC)"
+    return f"left to its deployment: launches {at}"
 
 
 def _funding(title: str, rows: list[dict[str, Any]]) -> Listing:

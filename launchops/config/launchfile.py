@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -54,6 +54,7 @@ from launchops.config.rules import (
     check_rules,
     unknown_fields,
 )
+from launchops.config.schedule import Schedule
 from launchops.config.secrets import NO_SECRETS, LaunchSecrets, load_first_buyer
 from launchops.errors import KeypairError
 from launchops.journal.records import LaunchOrder
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
 
 LAUNCH_FILE_SUFFIXES = (".yaml", ".yml")
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,?#LW-]+$")
 
 
 class Links(StrictModel):
@@ -109,7 +109,11 @@ class LaunchFile(StrictModel):
         None, description="whole tokens, with allocations, at most 10^18; default 10^9"
     )
     allocations: list[Allocation] | None = None
-    schedule: str | None = Field(None, description="a time (ISO 8601) or a cron expression")
+    schedule: str | None = Field(
+        None,
+        description="when its own deployment launches it: a time with its zone "
+        "(2027-06-01T15:00:00Z, 2027-06-01T15:00:00+02:00) or a cron expression (UTC)",
+    )
     agent: AgentFile | None = None
     twitter_verification_token: str | None = Field(
         None,
@@ -128,28 +132,15 @@ class LaunchFile(StrictModel):
 
     @field_validator("schedule", mode="before")
     @classmethod
-    def _schedule_time(cls, value: Any) -> Any:
-        """An unquoted ISO time (YAML reads it as a timestamp) as the text it was."""
-        if isinstance(value, date):
-            return value.isoformat().replace("+00:00", "Z")
-        return value
-
-    @field_validator("schedule")
-    @classmethod
-    def _schedule_form(cls, value: str | None) -> str | None:
+    def _schedule_form(cls, value: Any) -> Any:
+        """A time with its zone (quoted, or unquoted: YAML reads it as a timestamp, kept as
+        the text it was) or a cron expression; a time without a zone says how to write one."""
         if value is None:
             return value
         try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return value
-        except ValueError:
-            pass
-        fields = value.split()
-        if len(fields) not in (5, 6) or not all(_CRON_FIELD.match(f) for f in fields):
-            raise _rule(
-                "schedule", "must be an ISO 8601 time or a cron expression like '0 * * * *'"
-            )
-        return value
+            return Schedule.parse(value).text
+        except ValueError as exc:
+            raise _rule("schedule", str(exc)) from None
 
     @model_validator(mode="after")
     def _one_form(self) -> LaunchFile:

@@ -81,6 +81,8 @@ class FileReader:
                 return found
 
             return _ENV.sub(substitute, value)
-        if isinstance(value, datetime) and value.tzinfo is None:
-            return value.replace(tzinfo=UTC)  # YAML times without a zone are read as UTC
+        if isinstance(value, datetime) and value.tzinfo is None and loc != ("schedule",):
+            # YAML times without a zone are read as UTC; but a schedule says its zone, or
+            # is refused (launchops.config.schedule), not launched at a guessed hour.
+            return value.replace(tzinfo=UTC)
         return value

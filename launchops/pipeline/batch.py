@@ -2,8 +2,10 @@
 
 A batch validates every file, then runs the launches with at most `concurrency` in
 flight (the API and RPC rate limits of the context are shared by all of them). One
-launch failing never stops the others; a launch another worker holds is left to it. A
-batch is resumable as a whole: re-running it reports what finished and continues the rest.
+launch failing never stops the others; a launch another worker holds is left to it; a
+file with a `schedule:` is left to its own deployment (reported `scheduled`, nothing of
+it created or journaled). A batch is resumable as a whole: re-running it reports what
+finished and continues the rest. Its rows and reports are `launchops.pipeline.rows`.
 
 When the RPC or the service is gone for the run (`launchops.retries.Outage`), no launch is
 started any more: those in flight end at their next call, the rest are reported
@@ -14,91 +16,31 @@ the rows it cannot finish as `unfinished` too, with the report written all the s
 from __future__ import annotations
 
 import asyncio
-import csv
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
+from launchops.config.launchfile import plan_launch
+from launchops.config.schedule import Schedule, declares_schedule
 from launchops.errors import LaunchOpsError, LeaseError
 from launchops.journal.records import LaunchRecord
 from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.rows import (
+    BatchRow,
+    RowStatus,
+    batch_result,
+    counts,
+    report_name,
+    write_reports,
+)
 from launchops.pipeline.runner import StepCaller, run_launch, run_step, validate
 from launchops.states import REGISTRABLE, Driver, Kind, LaunchState, done
 
 Validator = Callable[[LaunchContext, Path], Awaitable[str]]
 Update = Callable[["BatchRow"], None]
 log = logging.getLogger(__name__)
-
-
-_CAMEL = {"launch_page": "launchPage"}
-
-
-class RowStatus(StrEnum):
-    """Where a batch row stands when it is not (or not yet) at a launch's state."""
-
-    PENDING = "pending"
-    RUNNING = "running"
-    INVALID = "invalid"  # the file failed validation
-    UNFINISHED = "unfinished"  # not finished by this run: its RPC, service or journal failed
-    DUPLICATE = "duplicate"  # the same launch as another file of the batch
-    ELSEWHERE = "elsewhere"  # another worker has the launch
-
-
-@dataclass
-class BatchRow:
-    """One launch of a batch, as the reports show it. `state` is the one thing that says
-    where it stands (the batch's own status, or its launch's state once it ran); every
-    question about the row is asked of it."""
-
-    file: str
-    key: str | None = None
-    state: LaunchState | RowStatus = RowStatus.PENDING
-    launch_page: str | None = None
-    mint: str | None = None
-    error: str | None = None
-    worker: str | None = None  # who worked it last (the journal's launch row)
-    agent: str | None = None  # a transfer's agent
-    amount: str | None = None  # a transfer's SOL
-    signature: str | None = None  # a transfer's (last) signature
-    kind: Kind = Kind.LAUNCH  # what `state` means by finished (not in the reports)
-
-    def as_json(self) -> dict[str, Any]:
-        """The row as every report and JSON output names it: camelCase, as the result JSON
-        and the service do; `ok` is `finished_or_elsewhere`."""
-        fields = asdict(self)
-        del fields["kind"]
-        named: dict[str, Any] = {}
-        for name, value in fields.items():
-            named[_CAMEL.get(name, name)] = value
-            if name == "error":  # where the reports have always had it
-                named["ok"] = self.finished_or_elsewhere
-        return named
-
-    @property
-    def underway(self) -> bool:
-        """Not yet worked to an end in this run: waiting for its turn, or running."""
-        return self.state in (RowStatus.PENDING, RowStatus.RUNNING)
-
-    @property
-    def finished(self) -> bool:
-        """Finished for good (registered, a transfer confirmed): nothing left for anyone."""
-        return isinstance(self.state, LaunchState) and done(self.state, self.kind)
-
-    @property
-    def finished_or_elsewhere(self) -> bool:
-        """Nothing left for this worker: finished, or another worker has it."""
-        return self.finished or self.state is RowStatus.ELSEWHERE
-
-    @property
-    def runnable(self) -> bool:
-        """A launch of its own in the journal: neither an invalid file nor a duplicate."""
-        return self.state not in (RowStatus.INVALID, RowStatus.DUPLICATE)
 
 
 def _unheard(row: BatchRow) -> None:
@@ -117,15 +59,19 @@ async def run_batch(
     call: StepCaller = run_step,
     check: Validator = _validate_key,
     on_update: Update | None = None,
+    leave_scheduled: bool = True,
 ) -> list[BatchRow]:
-    """Run every launch file; each row ends registered, or with its state and reason."""
+    """Run every launch file; each row ends registered, or with its state and reason. A
+    file with a `schedule:` is left to its deployment (`leave_scheduled`): `scheduled`."""
     rows = [BatchRow(file=str(path)) for path in paths]
     notify = on_update or _unheard
     seen: dict[str, BatchRow] = {}
 
     async def one(row: BatchRow) -> None:
         # Validated inside its slot: the first launches start at once, not after every file.
-        if not _stopped(ctx, row, notify) and await _recorded(ctx, row, check, seen, notify):
+        if not _stopped(ctx, row, notify) and await _recorded(
+            ctx, row, check, seen, notify, leave_scheduled
+        ):
             await _work(ctx, row, call, notify)
 
     for row in rows:
@@ -143,13 +89,14 @@ async def record_files(
     on_update: Update | None = None,
 ) -> list[BatchRow]:
     """Validate every file into the journal first (for a batch shared by several workers):
-    rows with their key, or invalid, or the same launch as an earlier file."""
+    rows with their key, or invalid, or the same launch as an earlier file, or scheduled
+    (a file with a `schedule:`, left to its own deployment and not journaled)."""
     rows = [BatchRow(file=str(path)) for path in paths]
     notify = on_update or _unheard
     seen: dict[str, BatchRow] = {}
 
     async def one(row: BatchRow) -> None:
-        await _recorded(ctx, row, check, seen, notify)
+        await _recorded(ctx, row, check, seen, notify, leave_scheduled=True)
 
     await _bounded(rows, concurrency or ctx.profile.concurrency, one)
     return rows
@@ -233,10 +180,14 @@ async def _recorded(
     check: Validator,
     seen: dict[str, BatchRow],
     notify: Update,
+    leave_scheduled: bool,
 ) -> bool:
-    """Validate the row's file into the journal; False when it is invalid or a duplicate."""
+    """Validate the row's file into the journal; False when it is invalid, a duplicate,
+    or (`leave_scheduled`) a file with a schedule: validated, not journaled, `scheduled`."""
+    path = Path(row.file)
     try:
-        key = await check(ctx, Path(row.file))
+        scheduled = _scheduled(ctx, path) if leave_scheduled else None
+        key = scheduled[0] if scheduled else await check(ctx, path)
     except LaunchOpsError as exc:  # a bad file; or a journal (or service) that failed
         row.state = RowStatus.UNFINISHED if exc.transient else RowStatus.INVALID
         row.error = str(exc)
@@ -248,7 +199,23 @@ async def _recorded(
         notify(row)
         return False
     seen[key], row.key = row, key
+    if scheduled:
+        row.state, row.scheduled_for = RowStatus.SCHEDULED, scheduled[1]
+        notify(row)
+        return False
     return True
+
+
+def _scheduled(ctx: LaunchContext, path: Path) -> tuple[str, str] | None:
+    """(key, when) of a launch file with a `schedule:` of its own, checked as its
+    deployment will (every rule but "not in the past": its times are checked when it
+    runs) and left out of the journal; None for a file without one. A LaunchFileError
+    when the file is not valid (a time without a zone among its problems)."""
+    if not declares_schedule(path):
+        return None
+    plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=False, resolver=ctx.resolver)
+    assert plan.schedule is not None
+    return plan.key, Schedule.parse(plan.schedule).shown
 
 
 async def _work(
@@ -302,7 +269,13 @@ async def run_funding(
         return record.key
 
     return await run_batch(
-        ctx, list(labels), concurrency=concurrency, call=call, check=check, on_update=on_update
+        ctx,
+        list(labels),
+        concurrency=concurrency,
+        call=call,
+        check=check,
+        on_update=on_update,
+        leave_scheduled=False,
     )
 
 
@@ -360,59 +333,18 @@ def _failure(key: str | None, exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def counts(rows: list[BatchRow]) -> dict[str, int]:
-    """How many rows are in each state, by state (sorted by name)."""
-    found: dict[str, int] = {}
-    for row in rows:
-        found[row.state] = found.get(row.state, 0) + 1
-    return dict(sorted(found.items()))
-
-
-def write_reports(rows: list[BatchRow], folder: Path, name: str) -> tuple[Path, Path]:
-    """`<name>.json` and `<name>.csv` in `folder`: key, state, page, mint, error per launch."""
-    folder.mkdir(parents=True, exist_ok=True)
-    as_json, as_csv = folder / f"{name}.json", folder / f"{name}.csv"
-    records = [row.as_json() for row in rows]
-    as_json.write_text(json.dumps({"counts": counts(rows), "launches": records}, indent=2) + "\n")
-    with as_csv.open("w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=list(BatchRow(file="").as_json()))
-        writer.writeheader()
-        writer.writerows(records)
-    return as_json, as_csv
-
-
-def report_name(prefix: str) -> str:
-    """A report's file name without its suffix: `prefix` and the UTC time to the second,
-    e.g. `batch-20250101T120000Z`."""
-    return f"{prefix}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
-
-
 async def name_workers(ctx: LaunchContext, rows: list[BatchRow]) -> list[BatchRow]:
-    """Each row's worker: who last took its launch's lease, wherever that ran (none when the
-    journal does not answer: the report is written all the same)."""
+    """Each row's worker: who last took its launch's lease, wherever that ran (none for a
+    file left to its own schedule, which this batch did not run; none when the journal
+    does not answer: the report is written all the same)."""
+    ran = [row for row in rows if row.key and row.state is not RowStatus.SCHEDULED]
     try:
-        workers = await ctx.journal.workers([row.key for row in rows if row.key])
+        workers = await ctx.journal.workers([row.key for row in ran if row.key])
     except LaunchOpsError:
         return rows
-    for row in rows:
+    for row in ran:
         row.worker = workers.get(row.key or "")
     return rows
-
-
-def batch_result(
-    rows: list[BatchRow], folder: Path, prefix: str, stopped: str | None = None
-) -> dict[str, Any]:
-    """Write the reports and answer what the commands print: counts, launches, report paths,
-    `ok` (every row finished or left to another worker) and `stopped`: why the run stopped
-    starting launches, if it did."""
-    as_json, as_csv = write_reports(rows, folder, report_name(prefix))
-    return {
-        "ok": all(row.finished_or_elsewhere for row in rows) and stopped is None,
-        "stopped": stopped,
-        "counts": counts(rows),
-        "launches": [row.as_json() for row in rows],
-        "reports": {"json": str(as_json), "csv": str(as_csv)},
-    }
 
 
 __all__ = [

@@ -3,12 +3,14 @@ registration retry; two workers on one PostgreSQL journal; the Prefect batch flo
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -84,8 +86,58 @@ def test_the_cli_batch_reports_and_a_killed_batch_resumes(sandbox_factory, tmp_p
     assert all(row["launchPage"] for row in report["launches"] + result["launches"])
     assert (
         Path(result["reports"]["csv"]).read_text().splitlines()[0]
-        == "file,key,state,launchPage,mint,error,ok,worker,agent,amount,signature"
+        == "file,key,state,launchPage,mint,error,ok,worker,agent,amount,signature,scheduledFor"
     )
+
+
+def in_hours(hours: float) -> str:
+    return (datetime.now(UTC) + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_batch_leaves_a_scheduled_file_to_its_deployment_and_launch_asks_for_now(
+    sandbox_factory, tmp_path
+):
+    """The plain driver: the file scheduled 3 hours ahead is reported `scheduled` with its
+    time, nothing of it created or journaled; `launchops launch` of it is refused (exit 2,
+    one line, before Prefect starts) and `--now` launches it."""
+    sandbox = sandbox_factory()
+    env = profile_env(sandbox, tmp_path / "home")
+    when = in_hours(3)
+    folder = tmp_path / "launches"
+    later = write_launch(folder, "later.yaml", key="later", symbol="LATE", schedule=when)
+    write_launch(folder, "plain.yaml", key="plain", symbol="PLN")
+    done = launchops(env, "batch", str(folder), "--no-prefect", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["ok"] and result["counts"] == {"registered": 1, "scheduled": 1}, result
+    row = next(r for r in result["launches"] if r["key"] == "later")
+    assert (row["state"], row["scheduledFor"], row["ok"], row["mint"]) == (
+        "scheduled",
+        when,
+        True,
+        None,
+    )
+    with Path(result["reports"]["csv"]).open() as report:
+        by_key = {r["key"]: r for r in csv.DictReader(report)}
+    assert (by_key["later"]["state"], by_key["later"]["scheduledFor"]) == ("scheduled", when)
+    assert stats(sandbox)["launches"]["created"] == 1  # the other file's only
+    journal = json.loads(launchops(env, "status", "--json").stdout)
+    assert [r["key"] for r in journal] == ["plain"]  # nothing of it journaled
+    table = launchops({**env, "COLUMNS": "100"}, "batch", str(folder), "--no-prefect")
+    assert f"left to its deployment: launches at {when}" in table.stdout, table.stdout
+
+    refused = launchops(env, "launch", str(later), timeout=60)  # through Prefect: refused first
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    [line] = refused.stderr.strip().splitlines()
+    assert line.startswith(f"error: {later} is scheduled for {when}, "), line
+    assert line.endswith(
+        f"from now: its deployment (launchops deploy --launches {later}) launches it then; "
+        "--now launches it now"
+    ), line
+    launched = launchops(env, "launch", str(later), "--now", "--no-prefect", "--json")
+    assert launched.returncode == 0, launched.stderr[-2000:]
+    assert json.loads(launched.stdout)["state"] == "registered"
+    assert stats(sandbox)["launches"]["created"] == 2
 
 
 async def test_registration_retry_picks_up_exactly_the_unregistered(sandbox_factory, tmp_path):
@@ -217,16 +269,23 @@ async def test_the_prefect_batch_flow_publishes_a_table_artifact(
     sandbox = sandbox_factory()
     aim_flows_at(monkeypatch, sandbox, tmp_path / "home", LAUNCHOPS_REBROADCAST_SECONDS="0.3")
     folder = folder_of(tmp_path, 3, prefix="pf")
+    when = in_hours(3)  # left to its own deployment: nothing of it created
+    write_launch(folder, "pf-later.yaml", key="pf-later", symbol="LATE", schedule=when)
     result = (await batch_flow(paths=[str(folder)], concurrency=2)).to_json()
-    assert result["counts"] == {"registered": 3}
+    assert result["counts"] == {"registered": 3, "scheduled": 1}, result["counts"]
+    assert result["ok"]
+    [later] = [row for row in result["launches"] if row["key"] == "pf-later"]
+    assert (later["state"], later["scheduledFor"], later["worker"]) == ("scheduled", when, None)
     async with get_client() as client:
         artifacts = await client.read_artifacts()
     report = Path(result["reports"]["json"]).stem  # other tests publish batch reports too
     table = next(a for a in artifacts if a.key == "batch-report" and report in a.description)
-    assert "3 registered" in table.description
+    assert "3 registered, 1 scheduled" in table.description, table.description
     data = table.data if isinstance(table.data, list) else json.loads(table.data)
-    assert sorted(row["launch"] for row in data) == ["pf-00", "pf-01", "pf-02"]
-    assert httpx.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]["registered"] == 3
+    assert sorted(row["launch"] for row in data) == ["pf-00", "pf-01", "pf-02", "pf-later"]
+    assert {row["launch"]: row["scheduled for"] for row in data}["pf-later"] == when
+    launches = httpx.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]
+    assert launches["registered"] == 3 and launches["created"] == 3
 
 
 @pytest.mark.parametrize("text", ["5", "30s", "10m", "2h", "1.5d"])

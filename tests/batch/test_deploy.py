@@ -47,17 +47,24 @@ def test_deploy_registers_scheduled_deployments(tmp_path, monkeypatch, prefect_s
     )
     assert result.exit_code == 0, result.output
 
-    async def read() -> dict[str, list]:
+    async def read() -> tuple[dict[str, list], dict[str, dict]]:
         async with get_client() as client:
             found = await client.read_deployments()
-            return {d.name: [s.schedule for s in d.schedules] for d in found}
+            return (
+                {d.name: [s.schedule for s in d.schedules] for d in found},
+                {d.name: d.parameters for d in found},
+            )
 
-    deployments = asyncio.run(read())
+    deployments, parameters = asyncio.run(read())
     assert deployments["batch-sandbox"][0].cron == "0 6 * * *"
     assert deployments["registration-retry-sandbox"][0].cron == "*/15 * * * *"
     assert deployments["launch-sched-hourly"][0].cron == "30 * * * *"
     assert "COUNT=1" in deployments["launch-sched-once"][0].rrule
     assert "launch-sched-never" not in deployments
+    # A scheduled file's run is its time come: it passes `now` (launch refuses it otherwise).
+    for name in ("launch-sched-hourly", "launch-sched-once"):
+        assert parameters[name]["now"] is True, parameters[name]
+        assert parameters[name]["path"].endswith(name.removeprefix("launch-sched-") + ".yaml")
 
 
 @pytest.mark.parametrize("bad", ["every hour", "61 * * *"])

@@ -1,9 +1,12 @@
-"""`launchops deploy --serve` with no Prefect server configured, as the README writes it:
-a launch file's one-off `schedule:` fires and the launch is registered with nobody acting
-(Prefect's temporary server runs no scheduler; launchops runs a server with one)."""
+"""`launchops deploy --serve` with no Prefect server configured, as the README writes it
+(one folder as both `--batch` and `--launches`): a launch file's one-off `schedule:` fires
+and the launch is registered with nobody acting, not before its time (Prefect's temporary
+server runs no scheduler; launchops runs a server with one); a run of the batch's
+deployment leaves that file to its own (`scheduled`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -47,7 +50,7 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
                 sys.executable,
                 "-m",
                 "launchops.cli",
-                *("deploy", "--serve", "--launches", str(launches)),
+                *("deploy", "--serve", "--batch", str(launches), "--launches", str(launches)),
             ],
             env=env,
             stdout=out,
@@ -60,6 +63,7 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
             "the server's start", lambda: "Prefect server at" in log.read_text(), deadline, log
         )
         [api] = re.findall(r"Prefect server at (\S+)", log.read_text())
+        _run_the_batch_by_hand(env, api, tmp_path / "home", when, sandbox)
         registered = lambda: stats(sandbox)["launches"]["registered"] >= 1  # noqa: E731
         _wait_for("the scheduled launch", registered, deadline, log)
         assert datetime.now(UTC) >= when - timedelta(seconds=1)  # not before its time
@@ -74,3 +78,25 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
         stop(process)
     status = launchops(env, "status", "fires-soon", "--json", timeout=120)
     assert '"state": "registered"' in status.stdout, status.stdout + status.stderr
+
+
+def _run_the_batch_by_hand(
+    env: dict[str, str], api: str, home: Path, when: datetime, sandbox: object
+) -> None:
+    """A run of the served batch deployment (its cron is hourly: run by hand here) over the
+    same folder: the scheduled file is left to its own deployment, nothing of it created."""
+    ran = launchops(
+        {**env, "PREFECT_API_URL": api},
+        *("deployment", "run", "batch/batch-sandbox", "--watch"),
+        module="prefect",
+        timeout=DEADLINE_SECONDS,
+    )
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    if datetime.now(UTC) < when:  # as it usually is: before the launch's time, none of it
+        assert stats(sandbox)["launches"]["created"] == 0
+    [report] = sorted((home / "sandbox" / "reports").glob("batch-*.json"))
+    found = json.loads(report.read_text())
+    assert found["counts"] == {"scheduled": 1}, found
+    [row] = found["launches"]
+    assert (row["key"], row["state"], row["ok"]) == ("fires-soon", "scheduled", True), row
+    assert row["scheduledFor"] == f"{when:%Y-%m-%dT%H:%M:%SZ}", row

@@ -328,7 +328,7 @@ def test_unknown_fields_in_raw_allocations_are_flagged(tmp_path):
 
 
 def test_the_examples_validate_and_the_schema_is_current():
-    assert len(launch_files(CONFIGS)) == 8  # profiles.yaml is not a launch file
+    assert len(launch_files(CONFIGS)) == 9  # profiles.yaml is not a launch file
     for path in launch_files(CONFIGS):
         assert load_launch(path).key
     committed = json.loads((CONFIGS / "launch.schema.json").read_text())

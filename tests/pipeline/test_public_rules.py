@@ -81,7 +81,7 @@ def test_raw_locked_and_raydium_allocations_are_refused_each_with_its_line(tmp_p
 
 def test_the_examples_suit_the_public_service_but_the_locked_one(tmp_path):
     public = [p for p in launch_files(CONFIGS) if p.name != "launchpool-locked.yaml"]
-    assert len(public) == 7
+    assert len(public) == 8
     for path in public:
         kinds = {a.type for a in load_launch(path, public_service=True).config.allocations}
         assert not kinds & {"lockedV2", "raydiumV2"}, path

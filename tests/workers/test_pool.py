@@ -379,17 +379,19 @@ def test_a_launch_needing_a_person_notifies_the_webhook(pool):
 
 
 def test_a_cron_batch_and_a_one_off_schedule_fire_with_nobody_acting(pool):
+    """One folder as both --batch and --launches, as README's step 2: the cron batch
+    launches the plain files and leaves the scheduled one to its own deployment, which
+    launches it at its time."""
     now = datetime.now(UTC)
     fire = (now + timedelta(seconds=20)).replace(second=0, microsecond=0) + timedelta(minutes=1)
-    cron_folder = pool.folder("cron", 2)
+    folder = pool.folder("cron", 2)
     once = launch_document(key="once")
-    once["schedule"] = (now + timedelta(seconds=15)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    scheduled = pool.root / "scheduled"
-    scheduled.mkdir()
-    (scheduled / "once.yaml").write_text(dump_yaml(once))
+    once_at = (now + timedelta(seconds=15)).replace(microsecond=0)
+    once["schedule"] = f"{once_at:%Y-%m-%dT%H:%M:%SZ}"
+    (folder / "once.yaml").write_text(dump_yaml(once))
     cron = f"{fire.minute} {fire.hour} * * *"
-    args = ["deploy", "--pool", POOL, "--batch", str(cron_folder), "--batch-cron", cron]
-    deployed = pool.launchops(*args, "--launches", str(scheduled), "--json")
+    args = ["deploy", "--pool", POOL, "--batch", str(folder), "--batch-cron", cron]
+    deployed = pool.launchops(*args, "--launches", str(folder), "--json")
     assert deployed.returncode == 0, deployed.stderr[-3000:]
     assert "launch-once" in json.loads(deployed.stdout)["deployments"]
     deadline = time.monotonic() + (fire - now).total_seconds() + 120
@@ -397,6 +399,23 @@ def test_a_cron_batch_and_a_one_off_schedule_fire_with_nobody_acting(pool):
     while not all(_state(pool, key) == "registered" for key in keys):
         assert time.monotonic() < deadline, {key: _state(pool, key) for key in keys}
         time.sleep(2)
+    [validated, *_] = pool.journal("once")["events"]  # its own run, not before its time
+    at = datetime.fromisoformat(validated["at"])
+    assert at.replace(tzinfo=at.tzinfo or UTC) >= once_at - timedelta(seconds=1), validated
+    while not (report := _report_with(pool, "once")):  # the cron batch's, once written
+        assert time.monotonic() < deadline, "the cron batch wrote no report"
+        time.sleep(1)
+    assert report["counts"] == {"registered": 2, "scheduled": 1}, report["counts"]
+    [left] = [row for row in report["launches"] if row["key"] == "once"]
+    assert (left["state"], left["scheduledFor"]) == ("scheduled", once["schedule"]), left
+
+
+def _report_with(pool: Pool, key: str) -> dict[str, Any] | None:
+    """The newest batch report, if there is one and it has a row for `key`."""
+    if not any(pool.root.glob("worker-*/launchops/sandbox/reports/batch-*.json")):
+        return None
+    report = pool.report()
+    return report if any(row["key"] == key for row in report["launches"]) else None
 
 
 def _state(pool: Pool, key: str) -> str | None:

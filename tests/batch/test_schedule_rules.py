@@ -1,0 +1,105 @@
+"""A launch file's `schedule:` as launchops reads it, with no network and no sandbox: a
+time needs its zone (quoted or not), and a launch whose schedule is still ahead is refused
+(one line: the file, the schedule, how far ahead, who launches it, and `--now`) by the
+library before it opens anything, and by `launchops launch` before its profile loads."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from solders.keypair import Keypair
+from typer.testing import CliRunner
+
+from launchops.api.errors import LaunchFileError
+from launchops.config.launchfile import load_launch_file
+from launchops.config.schedule import Schedule, refuse_early
+from launchops.errors import ScheduledLater
+from tests.support.pipeline import dump_yaml, launch_document
+
+HOW = "2027-06-01T15:00:00Z (UTC) or 2027-06-01T15:00:00+02:00"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "schedule: 2027-06-01T15:00:00",  # unquoted: PyYAML reads a datetime with no zone
+        "schedule: 2027-06-01 15:00:00",
+        "schedule: 2027-06-01",  # a date
+        'schedule: "2027-06-01 15:00"',  # quoted text
+        'schedule: "2027-06-01T15:00:00"',
+    ],
+)
+def test_a_schedule_time_without_a_zone_is_refused_saying_how_to_write_one(tmp_path, written):
+    path = tmp_path / "naive.yaml"
+    path.write_text(dump_yaml(launch_document(key="naive")) + written + "\n")
+    line = len(path.read_text().splitlines())
+    with pytest.raises(LaunchFileError) as caught:
+        load_launch_file(path, wallet=Keypair().pubkey())
+    [problem] = caught.value.file_problems
+    assert str(problem).startswith(f"{path}:{line}: schedule: the time "), str(problem)
+    assert "has no time zone" in problem.message and HOW in problem.message
+
+
+@pytest.mark.parametrize(
+    ("written", "at"),
+    [
+        ("2027-06-01T15:00:00Z", "2027-06-01T15:00:00Z"),
+        ("2027-06-01T15:00:00+02:00", "2027-06-01T13:00:00Z"),
+        ("0 * * * *", None),
+    ],
+)
+def test_a_time_with_its_zone_or_a_cron_expression_is_taken(tmp_path, written, at):
+    path = tmp_path / "zoned.yaml"
+    path.write_text(dump_yaml(launch_document(key="zoned")) + f"schedule: {written}\n")
+    plan = load_launch_file(path, wallet=Keypair().pubkey())
+    assert plan.schedule == written
+    assert Schedule.parse(written).shown == (at or written)
+
+
+def _scheduled(tmp_path, when: str):
+    path = tmp_path / "later.yaml"
+    path.write_text(dump_yaml(launch_document(key="later", schedule=when)))
+    return path
+
+
+def test_a_launch_scheduled_ahead_is_refused_in_one_line(tmp_path):
+    now = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+    path = _scheduled(tmp_path, "2026-06-01T15:00:00Z")
+    with pytest.raises(ScheduledLater) as caught:
+        refuse_early(path, now)
+    assert str(caught.value) == (
+        f"{path} is scheduled for 2026-06-01T15:00:00Z, 3 h 0 min from now: its deployment "
+        f"(launchops deploy --launches {path}) launches it then; --now launches it now"
+    )
+    refuse_early(path, now + timedelta(hours=3))  # its time has come: launched
+    cron = _scheduled(tmp_path, "30 9 * * *")
+    with pytest.raises(ScheduledLater) as caught:  # any cron expression: its next run
+        refuse_early(cron, now)
+    assert str(caught.value).startswith(
+        f"{cron} is scheduled on cron '30 9 * * *' (UTC), next 2026-06-02T09:30:00Z, "
+        "21 h 30 min from now: its deployment"
+    ), str(caught.value)
+
+
+def test_the_library_and_the_command_refuse_before_anything_starts(tmp_path, monkeypatch):
+    """No profile, sandbox or journal is touched: the refusal comes first."""
+    from launchops import library
+    from launchops.cli import app
+
+    monkeypatch.setenv("LAUNCHOPS_HOME", str(tmp_path / "home"))
+    when = (datetime.now(UTC) + timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    path = _scheduled(tmp_path, when)
+    with pytest.raises(ScheduledLater, match="--now launches it now"):
+        library.launch_sync(path, profile="no-such-profile")
+    done = CliRunner().invoke(app, ["launch", str(path), "--profile", "no-such-profile"])
+    assert done.exit_code == 2, done.output
+    [line] = done.output.strip().splitlines()
+    assert re.fullmatch(
+        rf"error: {re.escape(str(path))} is scheduled for {when}, "
+        r"(2 h 59 min|3 h 0 min) from now: its deployment \(launchops deploy --launches "
+        rf"{re.escape(str(path))}\) launches it then; --now launches it now",
+        line,
+    ), line
+    assert not (tmp_path / "home").exists()
