@@ -60,6 +60,7 @@ class RetryPolicy:
     max_wait: float = 8.0
     max_retry_after: float = 30.0
     deadline: float | None = None  # seconds across every attempt and wait
+    written_for: float | None = None  # the deadline its waits are written for (see within)
 
     def wait(self, state: RetryCallState) -> float:
         """Half of the exponential step for sure, half at random: callers that failed
@@ -81,8 +82,20 @@ class RetryPolicy:
         return total / 2, total
 
     def within(self, deadline: float | None) -> RetryPolicy:
-        """The same policy bounded by `deadline` seconds across its attempts."""
-        return replace(self, deadline=deadline)
+        """The same policy bounded by `deadline` seconds across its attempts; its waits
+        shrink or grow with it when it was written for another deadline (`written_for`):
+        a profile's one number sets how long a call may take and how patiently it asks."""
+        if deadline is None or not self.written_for:
+            return replace(self, deadline=deadline)
+        scale = deadline / self.written_for
+        return replace(
+            self,
+            deadline=deadline,
+            initial_wait=self.initial_wait * scale,
+            max_wait=self.max_wait * scale,
+            max_retry_after=self.max_retry_after * scale,
+            written_for=deadline,
+        )
 
     def retrying(self) -> AsyncRetrying:
         """Repeat while the error is transient, within the attempts and the deadline; the
@@ -115,10 +128,12 @@ def _mark_retried(state: RetryCallState) -> Any:
 # Each rides over an outage of the service or the node of about 7 s (its window: 7.75-15.5
 # s and 7.1-14.2 s), as a restart or a load balancer's failover takes; no Prefect task
 # retry stands behind them.
-SERVICE_CALLS = RetryPolicy(attempts=6, initial_wait=0.5, max_wait=8.0)
+# Their waits are written for the profile's default deadlines (service_call_seconds 60,
+# rpc_call_seconds 30), and scale with the deadline a profile sets.
+SERVICE_CALLS = RetryPolicy(attempts=6, initial_wait=0.5, max_wait=8.0, written_for=60.0)
 # Register comes once everything landed and is idempotent: worth asking longer (15.75-31.5 s).
-REGISTER_CALLS = RetryPolicy(attempts=8, initial_wait=0.5, max_wait=8.0)
-RPC_CALLS = RetryPolicy(attempts=8, initial_wait=0.2, max_wait=4.0)
+REGISTER_CALLS = RetryPolicy(attempts=8, initial_wait=0.5, max_wait=8.0, written_for=60.0)
+RPC_CALLS = RetryPolicy(attempts=8, initial_wait=0.2, max_wait=4.0, written_for=30.0)
 
 
 class Outage:
@@ -136,11 +151,14 @@ class Outage:
         if self.reason is not None:
             raise self._make(self.reason)
 
-    def exhausted(self, error: BaseException, seconds: float) -> LaunchOpsError:
+    def exhausted(self, error: BaseException, seconds: float, prefix: str = "") -> LaunchOpsError:
         """A call gave up on `error` (transient to its last attempt, after `seconds`): the
-        remote is gone for this run; the error to raise in its place."""
+        remote is gone for this run; the error to raise in its place (`prefix`: what the
+        error's text begins with that the gone error says itself)."""
         if self.reason is None:
-            self.reason = f"no usable answer for {seconds:.0f} s (last: {error})"
+            last = str(error).removeprefix(prefix)
+            waited = f" for {seconds:.0f} s" if seconds >= 1 else ""
+            self.reason = f"no usable answer{waited} (last: {last})"
         return self._make(self.reason)
 
 

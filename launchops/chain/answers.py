@@ -22,6 +22,8 @@ transport errors in one module).
       AlreadyProcessed: sent; insufficient funds:
       which account, how many lamports)
     -32003 signature verification, -32006 precompile    TransactionRejected    no
+      (to a send or a simulation; to any other call,
+      a malformed answer)
     -32600, -32601, -32602, -32015 and any other code   RpcRefused             no
 
 A lagging node behind a load balancer answers HTTP 200 with an `error` object as often as
@@ -55,6 +57,7 @@ TRANSIENT_CODES = {
 PREFLIGHT_FAILURE = -32002
 TRANSACTION_REFUSALS = {-32003, -32006}
 TRANSIENT_STATUSES = {408, 429, 500, 502, 503, 504}
+SENDING = frozenset({"sendTransaction", "simulateTransaction"})  # what a node may refuse
 MAX_RETRY_AFTER = 30.0
 _LAMPORTS = re.compile(r"insufficient lamports (\d+), need (\d+)")
 
@@ -67,9 +70,13 @@ class Answer:
     context_slot: int | None
 
 
-def read_answer(url: str, response: httpx.Response, request_id: Any = None) -> Answer:
+def read_answer(
+    url: str, response: httpx.Response, request_id: Any = None, method: str = ""
+) -> Answer:
     """The result of one JSON-RPC call, or the error it maps to (see the table above); with
-    `request_id`, an answer that does not carry that id is malformed (another request's)."""
+    `request_id`, an answer that does not carry that id is malformed (another request's);
+    with `method`, a refusal of a transaction answering any other call than a send or a
+    simulation is malformed too (no node refuses a read so)."""
     if response.status_code != 200:
         raise _status_error(url, response)
     try:
@@ -82,7 +89,10 @@ def read_answer(url: str, response: httpx.Response, request_id: Any = None) -> A
         shown = str(body.get("id"))[:24]
         raise malformed(url, f"it answers another request: id {shown}, not {request_id}")
     if "error" in body and body["error"] is not None:
-        raise error_of(url, body["error"])
+        error = error_of(url, body["error"])
+        if isinstance(error, TransactionRejected) and method and method not in SENDING:
+            raise malformed(url, f"a transaction's refusal ({error.code}) answering {method}")
+        raise error
     if "result" not in body:
         raise malformed(url, "it has neither result nor error")
     return unwrap(url, body["result"])
@@ -146,8 +156,12 @@ def malformed(url: str, why: str) -> RpcUnavailable:
 def _status_error(url: str, response: httpx.Response) -> Exception:
     status = response.status_code
     if status in TRANSIENT_STATUSES or status >= 500:
-        retry_after = _retry_after(response.headers.get("retry-after")) if status == 429 else None
-        return RpcUnavailable(f"RPC {url}: HTTP {status}", code=status, retry_after=retry_after)
+        header = response.headers.get("retry-after") if status == 429 else None
+        retry_after = _retry_after(header)
+        asked = f" (Retry-After {' '.join(header.split())[:20]} s)" if retry_after else ""
+        return RpcUnavailable(
+            f"RPC {url}: HTTP {status}{asked}", code=status, retry_after=retry_after
+        )
     return RpcRefused(f"RPC {url}: HTTP {status}", code=status)
 
 

@@ -154,7 +154,8 @@ class ChainRpc:
         except RpcUnavailable as exc:
             if not exc.retried:
                 raise
-            raise self.outage.exhausted(exc, time.monotonic() - started) from None
+            waited = time.monotonic() - started
+            raise self.outage.exhausted(exc, waited, f"RPC {self.url}: ") from None
         raise AssertionError("unreachable")
 
     async def _once(
@@ -173,7 +174,7 @@ class ChainRpc:
             ) from None
         except (httpx.HTTPError, OSError) as exc:
             raise RpcUnavailable(f"RPC {self.url}: {_described(exc)}") from None
-        answer = read_answer(self.url, response, request_id)
+        answer = read_answer(self.url, response, request_id, method)
         if answer.context_slot is not None and answer.context_slot > self.highest_slot:
             self.highest_slot = answer.context_slot
         return self._shaped(shape, answer.value), answer.context_slot

@@ -50,8 +50,9 @@ class SignatureFeed:
     completes the handshake would otherwise cost each launch its own timeout).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, open_timeout: float = 2.0) -> None:
         self.url = url
+        self.open_timeout = open_timeout  # the handshake's bound
         self._client: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._by_subscription: dict[int, asyncio.Future[Landing]] = {}
@@ -111,7 +112,9 @@ class SignatureFeed:
             if self._client is None and not self._resting():
                 from solana.rpc.websocket_api import SolanaWsClient
 
-                client = SolanaWsClient(self.url, request_timeout=5.0, open_timeout=2.0)
+                client = SolanaWsClient(
+                    self.url, request_timeout=5.0, open_timeout=self.open_timeout
+                )
                 try:
                     self._client = await client.connect()
                 except Exception as exc:

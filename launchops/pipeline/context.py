@@ -272,7 +272,11 @@ async def open_context(
         await guard_network(rpc, profile)  # before anything is created or sent
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
-        feed = SignatureFeed(profile.pubsub_url) if profile.pubsub_url else None
+        feed = (
+            SignatureFeed(profile.pubsub_url, open_timeout=min(2.0, profile.timeout_seconds))
+            if profile.pubsub_url
+            else None
+        )
         watcher = StatusWatcher(
             rpc,
             profile.poll_seconds,

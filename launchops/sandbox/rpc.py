@@ -58,6 +58,7 @@ class RpcMethods:
             "requestAirdrop": self.request_airdrop,
             "getVersion": lambda p: {"solana-core": SOLANA_CORE, "feature-set": FEATURE_SET},
             "getHealth": lambda p: "ok",
+            "minimumLedgerSlot": lambda p: 0,  # every slot is kept here (but see no_history)
             "getIdentity": lambda p: {"identity": self.identity},
             "getGenesisHash": lambda p: GENESIS_HASHES[self.chain.faults.cluster],
             "getEpochInfo": self.get_epoch_info,

@@ -3,7 +3,8 @@
 what such a node sends.
 
 A lie changes only the methods it is about (failed_processed: getSignatureStatuses;
-no_history and fork: getSignatureStatuses and getTransaction); any other method is
+no_history and fork: getSignatureStatuses and getTransaction, and no_history's
+minimumLedgerSlot says where its history starts); any other method is
 answered truly. `stale` changes no answer here: the call is run at a view STALE_SLOTS
 behind the chain (`RpcMethods.call(behind=...)`), which makes every part of it agree.
 """
@@ -55,6 +56,8 @@ def tell(name: str, chain: Chain, call: JSON, answer: JSON, view: int, last: JSO
     if method == STATUSES and name in ("failed_processed", "no_history", "fork"):
         value = _statuses(name, chain, call, result["value"], view)
         return {**answer, "result": {**result, "value": value}}
+    if method == "minimumLedgerSlot" and name == "no_history":
+        return {**answer, "result": max(view - HISTORY_SLOTS, 0)}  # its ledger's start
     if method == "getTransaction" and name in ("no_history", "fork"):
         slot = result.get("slot") if isinstance(result, dict) else None
         if isinstance(slot, int) and _forgotten(name, slot, view):

@@ -241,6 +241,25 @@ class SandboxService:
                 return BaseToken.model_validate(token["baseToken"]) if token else None
         return None
 
+    def creates(self) -> list[dict[str, Any]]:
+        """Every create answered, as `GET /_sandbox/launches` lists it."""
+        found = []
+        for created in self.store.all("create"):
+            mint = Pubkey.from_string(created["mint"])
+            found.append(
+                {
+                    "name": created["launch"]["name"],
+                    "symbol": created["launch"]["symbol"],
+                    "creator": created["creator"],
+                    "network": created["network"],
+                    "genesis": created["genesis"],
+                    "mint": created["mint"],
+                    "mintOnChain": self.chain.account(mint) is not None,
+                    "registered": self.store.get("registration", created["genesis"]) is not None,
+                }
+            )
+        return found
+
     def launch_counts(self) -> dict[str, int]:
         minted = 0
         for created in self.store.all("create"):

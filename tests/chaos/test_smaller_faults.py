@@ -6,10 +6,12 @@ at start-up."""
 from __future__ import annotations
 
 import asyncio
+import csv
 import json
 import os
 import subprocess
 import sys
+import time
 
 import httpx
 from solders.keypair import Keypair
@@ -19,6 +21,7 @@ from solders.transaction import VersionedTransaction
 
 from launchops.chain.rpc import ChainRpc
 from launchops.errors import RpcUnavailable
+from launchops.pipeline.batch import run_batch
 from launchops.pipeline.runner import run_launch, validate
 from launchops.retries import RetryPolicy
 from tests.support.pipeline import (
@@ -27,6 +30,7 @@ from tests.support.pipeline import (
     land_first,
     launchops,
     profile_env,
+    set_faults,
     stats,
     write_launch,
 )
@@ -161,3 +165,82 @@ async def test_a_timeout_says_how_long_it_waited():
         await rpc.close()
         server.close()
     assert text == f"RPC http://127.0.0.1:{port}: no answer within 0.3 s (ReadTimeout)"
+
+
+async def test_a_pubsub_that_never_shakes_hands_is_given_up_once_for_all(sandbox_factory, tmp_path):
+    """Its port takes the connection and never completes the handshake: the launches in
+    flight wait for one attempt together (not one each), three at most in a run, and the
+    batch lands by polling, no blockhash lost to the wait."""
+    sandbox = sandbox_factory(slot_ms=50)
+    folder = tmp_path / "launches"
+    for n in range(16):
+        write_launch(folder, f"p-{n}.yaml", key=f"pubsub-hang-{n}", symbol=f"P{n}")
+    set_faults(sandbox, pubsub_hang=1.0)
+    started = time.monotonic()
+    async with context_for(sandbox, tmp_path, concurrency=16) as ctx:
+        rows = await asyncio.wait_for(run_batch(ctx, sorted(folder.glob("*.yaml"))), 120)
+    seconds = time.monotonic() - started
+    assert [str(r.state) for r in rows] == ["registered"] * 16
+    seen = stats(sandbox)
+    assert 1 <= seen["refused"].get("PubSub pubsub_hang", 0) <= 3, seen["refused"]
+    assert seen["launches"]["created"] == 16  # no create again for a blockhash lost waiting
+    assert seconds < 30, seconds
+
+
+async def test_a_cdns_page_for_the_service_is_asked_again_and_never_shown(
+    sandbox_factory, tmp_path
+):
+    """HTTP 200 with a CDN's browser check for a third of the creates and registers: every
+    launch lands and registers once; no row shows a page."""
+    sandbox = sandbox_factory(slot_ms=50)
+    folder = tmp_path / "launches"
+    for n in range(6):
+        write_launch(folder, f"c-{n}.yaml", key=f"cdn-{n}", symbol=f"C{n}")
+    set_faults(
+        sandbox,
+        api_faults={
+            "cdn_challenge@POST /v1/launches/create": 0.3,
+            "cdn_challenge@POST /v1/launches/register": 0.3,
+        },
+    )
+    async with context_for(sandbox, tmp_path) as ctx:
+        rows = await asyncio.wait_for(run_batch(ctx, sorted(folder.glob("*.yaml"))), 120)
+    assert [str(r.state) for r in rows] == ["registered"] * 6, [(r.state, r.error) for r in rows]
+    seen = stats(sandbox)
+    assert sum(v for k, v in seen["refused"].items() if k.endswith("cdn_challenge")) > 0
+    assert seen["launches"]["mintsOnChain"] == 6 and seen["launches"]["registered"] == 6
+
+
+def test_a_proxys_error_page_is_one_line_in_stderr_and_the_reports(sandbox, tmp_path):
+    """The service behind a proxy answering its 502 page (CRLF and all) for good: the
+    command's error is one line, and neither the JSON nor the CSV report holds the page."""
+    set_faults(sandbox, api_fault_next={"http_502_html@POST /v1/launches/create": 1000})
+    try:
+        folder = tmp_path / "launches"
+        write_launch(folder, "proxied.yaml", key="behind-a-proxy")
+        env = profile_env(sandbox, tmp_path / "home", LAUNCHOPS_SERVICE_CALL_SECONDS="3")
+        done = launchops(env, "batch", str(folder), "--no-prefect", "--json", timeout=120)
+    finally:
+        set_faults(sandbox, api_fault_next={})
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    [row] = result["launches"]
+    assert "502 Bad Gateway: an HTML page" in row["error"]
+    with open(result["reports"]["csv"], newline="") as report:
+        [cell] = [row["error"] for row in csv.DictReader(report)]
+    with open(result["reports"]["json"]) as report:
+        [kept] = [row["error"] for row in json.load(report)["launches"]]
+    for error in (cell, kept):
+        assert "<" not in error and "\r" not in error and "\n" not in error, error
+    assert "<html" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_one_refused_health_probe_does_not_start_a_second_sandbox(sandbox, tmp_path):
+    """The sandbox profile asks whether its sandbox runs; one refused probe (a 500) is
+    asked again, not taken for an absence (which found the port taken)."""
+    from launchops.pipeline.context import start_embedded_sandbox
+    from tests.support.pipeline import profile_for
+
+    profile = profile_for(sandbox, tmp_path, embedded_sandbox=True)
+    set_faults(sandbox, fail_next={"getHealth": 1})
+    assert start_embedded_sandbox(profile) is None  # it runs: nothing started

@@ -63,6 +63,14 @@ async def info(service: Service, request: Request) -> dict[str, Any]:
     }
 
 
+@router.get("/launches")
+async def launches(service: Service) -> dict[str, Any]:
+    """Every create the service answered (name, symbol, creator, network, genesis account,
+    mint) with whether its mint is on chain now and whether it was registered: what the
+    simulation counts mints by, apart from any client's journal."""
+    return {"launches": service.creates()}
+
+
 @router.post("/stats/reset")
 async def reset_stats(service: Service) -> dict[str, bool]:
     service.stats.reset()
