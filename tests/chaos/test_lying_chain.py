@@ -52,7 +52,11 @@ async def test_a_failure_at_processed_is_not_taken(sandbox_factory, tmp_path):
     `processed` (first and later ones alike): every launch lands once, nothing failed."""
     sandbox = sandbox_factory(slot_ms=50)
     folder = _folder(tmp_path, "fork-lie")
-    set_faults(sandbox, rpc_faults={"failed_processed@getSignatureStatuses": 0.35})
+    set_faults(
+        sandbox,
+        rpc_faults={"failed_processed@getSignatureStatuses": 0.35},
+        rpc_fault_next={"failed_processed@getSignatureStatuses": 2},
+    )
     async with context_for(sandbox, tmp_path, **POLLING) as ctx:
         rows = await asyncio.wait_for(run_batch(ctx, sorted(folder.glob("*.yaml"))), 120)
     assert [str(r.state) for r in rows] == ["registered"] * LAUNCHES, [
@@ -70,7 +74,11 @@ async def test_a_failure_at_processed_is_not_taken_through_prefect(
     sandbox = sandbox_factory(slot_ms=50)
     aim_flows_at(monkeypatch, sandbox, tmp_path / "home", LAUNCHOPS_WS_URL="none")
     folder = _folder(tmp_path, "fork-lie-flow")
-    set_faults(sandbox, rpc_faults={"failed_processed@getSignatureStatuses": 0.35})
+    set_faults(
+        sandbox,
+        rpc_faults={"failed_processed@getSignatureStatuses": 0.35},
+        rpc_fault_next={"failed_processed@getSignatureStatuses": 2},
+    )
     result = await asyncio.wait_for(batch_flow(paths=[str(folder)]), 180)
     assert result.counts == {"registered": LAUNCHES}, result
     _once_each(sandbox)
@@ -117,6 +125,7 @@ async def test_another_requests_answer_is_never_taken(sandbox_factory, tmp_path)
     set_faults(
         sandbox,
         rpc_faults={"swapped@getSignatureStatuses": 0.3, "wrong_id": 0.05, "swapped": 0.05},
+        rpc_fault_next={"swapped@getSignatureStatuses": 2},
     )
     async with context_for(sandbox, tmp_path, **POLLING) as ctx:
         rows = await asyncio.wait_for(run_batch(ctx, sorted(folder.glob("*.yaml"))), 120)
