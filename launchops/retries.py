@@ -33,6 +33,7 @@ end past it). A `Retry-After` longer than what is left ends the retries at once.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -137,28 +138,38 @@ RPC_CALLS = RetryPolicy(attempts=8, initial_wait=0.2, max_wait=4.0, written_for=
 
 
 class Outage:
-    """Whether a remote (the RPC, the service) is gone for this run: once one call's
-    attempts failed transiently for its whole deadline, every later call fails at once
-    with `gone()` instead of waiting out a deadline of its own (a batch whose RPC is gone
-    ends within about one deadline, not one a launch)."""
+    """Whether a remote (the RPC, the service) is gone for this run: once a call gave up
+    and nothing usable came from the remote for `deadline` seconds (any call's answer
+    counts, a refusal too), every later call fails at once with `gone()` instead of
+    waiting out a deadline of its own: a batch whose RPC is gone ends within about one
+    deadline, not one a launch. A call that gave up while others get answers fails alone
+    (an unlucky call to a flaky node is not a node gone)."""
 
-    def __init__(self, gone: Callable[[str], LaunchOpsError]) -> None:
+    def __init__(self, gone: Callable[[str], LaunchOpsError], deadline: float) -> None:
         self._make = gone
+        self.deadline = deadline
         self.reason: str | None = None
+        self.last_answer = time.monotonic()
+
+    def answered(self) -> None:
+        """The remote answered something usable (a result, or a refusal) just now."""
+        self.last_answer = time.monotonic()
 
     def check(self) -> None:
         """Raise the gone error if the remote is gone."""
         if self.reason is not None:
             raise self._make(self.reason)
 
-    def exhausted(self, error: BaseException, seconds: float, prefix: str = "") -> LaunchOpsError:
-        """A call gave up on `error` (transient to its last attempt, after `seconds`): the
-        remote is gone for this run; the error to raise in its place (`prefix`: what the
-        error's text begins with that the gone error says itself)."""
+    def exhausted(self, error: LaunchOpsError, prefix: str = "") -> LaunchOpsError:
+        """A call gave up on `error` (transient to its last attempt): the error to raise,
+        the gone one when nothing usable came for the deadline (`prefix`: what the error's
+        text begins with that the gone error says itself)."""
+        silent = time.monotonic() - self.last_answer
+        if self.reason is None and silent < self.deadline:
+            return error
         if self.reason is None:
             last = str(error).removeprefix(prefix)
-            waited = f" for {seconds:.0f} s" if seconds >= 1 else ""
-            self.reason = f"no usable answer{waited} (last: {last})"
+            self.reason = f"no usable answer for {silent:.0f} s (last: {last})"
         return self._make(self.reason)
 
 

@@ -91,7 +91,7 @@ class AsyncServiceClient(AfterLaunchCalls):
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.deadline = deadline  # one call across its retries (None: the policy's attempts)
-        self.outage = Outage(self._gone)
+        self.outage = Outage(self._gone, deadline or float("inf"))
         self.network = Network(network)
         self.retry = retry or SERVICE_CALLS
         self.register_retry = retry or REGISTER_CALLS
@@ -307,7 +307,7 @@ class AsyncServiceClient(AfterLaunchCalls):
         except ServiceError as exc:
             if not (exc.transient and exc.retried) or self.deadline is None:
                 raise
-            raise self.outage.exhausted(exc, time.monotonic() - started) from None
+            raise self.outage.exhausted(exc) from None
         raise AssertionError("unreachable: tenacity reraises the last error")
 
     async def _send(
@@ -330,9 +330,13 @@ class AsyncServiceClient(AfterLaunchCalls):
                 url=url,
             ) from exc
         if response.status_code >= 400:
-            raise error_from_response(response)
+            error = error_from_response(response)
+            if not error.transient:
+                self.outage.answered()  # a refusal is an answer: the service is there
+            raise error
         if response.content and response.content.lstrip()[:1] not in (b"{", b"["):
             json_body(response)  # not the service's JSON (a CDN's page): NotJsonError, retried
+        self.outage.answered()
         return response
 
 

@@ -88,7 +88,7 @@ class ChainRpc:
         self.notify = notify
         self.calls = 0
         self.highest_slot = 0  # the highest context slot any answer carried
-        self.outage = Outage(self._gone)
+        self.outage = Outage(self._gone, deadline)
         self._http = httpx.AsyncClient(
             timeout=timeout,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
@@ -154,8 +154,7 @@ class ChainRpc:
         except RpcUnavailable as exc:
             if not exc.retried:
                 raise
-            waited = time.monotonic() - started
-            raise self.outage.exhausted(exc, waited, f"RPC {self.url}: ") from None
+            raise self.outage.exhausted(exc, f"RPC {self.url}: ") from None
         raise AssertionError("unreachable")
 
     async def _once(
@@ -174,7 +173,14 @@ class ChainRpc:
             ) from None
         except (httpx.HTTPError, OSError) as exc:
             raise RpcUnavailable(f"RPC {self.url}: {_described(exc)}") from None
-        answer = read_answer(self.url, response, request_id, method)
+        try:
+            answer = read_answer(self.url, response, request_id, method)
+        except RpcUnavailable:
+            raise
+        except Exception:
+            self.outage.answered()  # a refusal is an answer: the node is there
+            raise
+        self.outage.answered()
         if answer.context_slot is not None and answer.context_slot > self.highest_slot:
             self.highest_slot = answer.context_slot
         return self._shaped(shape, answer.value), answer.context_slot

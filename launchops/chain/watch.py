@@ -23,6 +23,7 @@ from solders.signature import Signature
 
 from launchops.chain.landing import Landing
 from launchops.chain.rpc import ChainRpc
+from launchops.errors import RpcGone
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 5.0
@@ -259,7 +260,7 @@ class StatusWatcher:
                 # A failed poll tells nothing of any launch: its waiters wait for the next
                 # cycle, unless the RPC has failed for longer than `give_up` seconds.
                 failing_since = failing_since or time.monotonic()
-                transient = getattr(exc, "transient", False) and not getattr(exc, "retried", 0)
+                transient = getattr(exc, "transient", False) and not isinstance(exc, RpcGone)
                 if transient and time.monotonic() - failing_since < self.give_up:
                     log.info("status poll failed, asking again: %s", exc)
                     self._requeue(batch, wanted)

@@ -9,7 +9,8 @@ import base64
 
 import pytest
 
-from launchops.errors import LeaseHeld, RpcGone, ServiceGone
+from launchops.api.errors import ServerError
+from launchops.errors import LeaseHeld, RpcGone
 from launchops.journal.records import Send
 from launchops.journal.store import JournalError
 from launchops.pipeline.context import LaunchContext
@@ -90,9 +91,9 @@ async def test_create_failing_then_resumed(chain, tmp_path):
     set_faults(chain, fail_next={"POST /v1/launches/create": SERVICE_CALLS.attempts})
     async with context_for(chain, tmp_path) as ctx:
         key = (await validate(ctx, path)).key
-        with pytest.raises(ServiceGone) as failed:  # a 500 at every attempt: gone for the run
+        with pytest.raises(ServerError) as failed:  # a 500 at every attempt: asked 6 times
             await run_launch(ctx, key)
-        assert "500" in str(failed.value)
+        assert failed.value.retried
         assert (await ctx.journal.get(key)).state == "validated"
     async with context_for(chain, tmp_path) as ctx:  # the same command again
         record = await run_launch(ctx, key)
@@ -102,12 +103,12 @@ async def test_create_failing_then_resumed(chain, tmp_path):
 
 async def test_an_rpc_outage_during_submit_then_resumed(chain, tmp_path):
     path = write_launch(tmp_path, key="rpc-down")
-    async with context_for(chain, tmp_path) as ctx:
+    async with context_for(chain, tmp_path, rpc_call_seconds=5) as ctx:
         key = (await validate(ctx, path)).key
         await run_step(Step.CREATE, ctx, key)
         await run_step(Step.SIGN, ctx, key)
         set_faults(chain, rpc_error_rate=1.0, error_status=503)
-        with pytest.raises(RpcGone):
+        with pytest.raises(RpcGone):  # nothing usable for the call deadline: gone for the run
             await run_launch(ctx, key)
         assert (await ctx.journal.get(key)).state in ("signed", "submitting")
     set_faults(chain, rpc_error_rate=0.0)
@@ -309,12 +310,11 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
     forever = {"POST /v1/launches/register": 1000}
     set_faults(chain, fail_status=503, fail_next=forever)
     async with context_for(chain, tmp_path) as ctx:
-        with pytest.raises(ServiceGone) as caught:  # for the rest of the run
+        with pytest.raises(ServerError) as caught:
             await run_launch(ctx, (await validate(ctx, write_launch(tmp_path, key="plain"))).key)
         assert caught.value.retried and (await ctx.journal.get("plain")).state == "confirmed"
-        assert "503" in str(caught.value)
     assert stats(chain)["api"]["POST /v1/launches/register"] == 8
     aim_flows_at(monkeypatch, chain, tmp_path)
-    with pytest.raises(ServiceGone):
+    with pytest.raises(ServerError):
         await launch_flow(path=str(write_launch(tmp_path, "p.yaml", key="through-prefect")))
     assert stats(chain)["api"]["POST /v1/launches/register"] == 16

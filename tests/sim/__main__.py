@@ -2,13 +2,14 @@
 
     python -m tests.sim --seeds 1000 --jobs 4         # seeds 0..999, four processes
     python -m tests.sim --from 5000 --seeds 200 --drivers plain,cli,prefect
-    LAUNCHOPS_SIM_SEED=17 python -m tests.sim         # one seed, its scenario and commands
+    LAUNCHOPS_SIM_SEED=17 python -m tests.sim --drivers cli   # one seed, as it ran
 
 Each process runs its own sandbox (slots of 10 ms) and its seeds one after another; a
 seed's driver is drawn among `--drivers` (cli: a `launchops batch` process, killed at a
 crash point in most seeds; prefect: the batch flow on a Prefect test server of the
-process's own). Exit 1 when a seed broke an invariant; each broken seed's report says how
-to replay it.
+process's own). A seed draws the same scenario whatever `--drivers` allows, but for its
+driver. Exit 1 when a seed broke an invariant; each broken seed's report says how to
+replay it.
 """
 
 from __future__ import annotations

@@ -66,7 +66,10 @@ class Outcome:
             states = ", ".join(f"{r.get('key')}={r.get('state')}" for r in command.rows)
             ended = "killed" if command.killed else (command.error or "ok")
             lines.append(f"  {command.what} ({command.seconds:.1f} s): {ended}; {states}")
-        lines.append(f"  replay: LAUNCHOPS_SIM_SEED={self.scenario.seed} python -m tests.sim")
+        lines.append(
+            f"  replay: LAUNCHOPS_SIM_SEED={self.scenario.seed} python -m tests.sim "
+            f"--drivers {self.scenario.driver}"
+        )
         return "\n".join(lines)
 
 

@@ -87,9 +87,12 @@ def _rates(rng: random.Random, names: list[str], most: int, top: float) -> dict[
 
 def draw(seed: int, *, drivers: tuple[str, ...] = ("plain",)) -> Scenario:
     """The scenario of `seed`; `drivers` are those this run may use (cli and prefect cost
-    seconds of process or server start a seed, so a run chooses how many it affords)."""
+    seconds of process or server start a seed, so a run chooses how many it affords).
+    The driver is drawn apart, and every other value is drawn whatever the driver: one
+    seed is one scenario, whichever drivers a run allows (those a driver cannot have are
+    left out after the draw)."""
+    driver = random.Random(f"driver {seed}").choice(drivers)
     rng = random.Random(seed)
-    driver = rng.choice(drivers)
     launches = rng.randint(1, 4)
     faults: dict[str, Any] = {
         "drop_rate": rng.choice([0.0, 0.0, 0.2, 0.5]),
@@ -119,18 +122,17 @@ def draw(seed: int, *, drivers: tuple[str, ...] = ("plain",)) -> Scenario:
     fail_tail = rng.random() < 0.08
     if fail_tail:
         faults["fail_tail_next"] = 1
-    crash_point = rng.choice(CRASH_POINTS) if driver == "cli" and rng.random() < 0.7 else None
-    cancel_after = (
-        round(rng.uniform(0.2, 4.0), 2) if driver == "plain" and rng.random() < 0.25 else None
-    )
+    crash_point = rng.choice(CRASH_POINTS) if rng.random() < 0.7 else None
+    cancel_after = round(rng.uniform(0.2, 4.0), 2) if rng.random() < 0.25 else None
     gone = rng.choice(GONE) if rng.random() < 0.12 else None
-    in_process = driver == "plain"
-    journal_outage = (
-        (round(rng.uniform(0.2, 2.0), 2), round(rng.uniform(0.2, 1.5), 2))
-        if in_process and rng.random() < 0.15
-        else None
-    )
-    lease_thief = round(rng.uniform(0.3, 1.5), 2) if in_process and rng.random() < 0.15 else None
+    journal_outage = (round(rng.uniform(0.2, 2.0), 2), round(rng.uniform(0.2, 1.5), 2))
+    journal_outage = journal_outage if rng.random() < 0.15 else None
+    lease_thief = round(rng.uniform(0.3, 1.5), 2) if rng.random() < 0.15 else None
+    in_process = driver == "plain"  # what only an in-process run can have done to it
+    if driver != "cli":
+        crash_point = None
+    if not in_process:
+        cancel_after = journal_outage = lease_thief = None
     return Scenario(
         seed=seed,
         driver=driver,

@@ -2,7 +2,7 @@
 LAUNCHOPS_SIM_FROM), each its own test, so a failing one is named and replays alone:
 
     pytest "tests/sim/test_simulation.py::test_seed[17]"
-    LAUNCHOPS_SIM_SEED=17 python -m tests.sim        # the same, with the scenario printed
+    LAUNCHOPS_SIM_SEED=17 python -m tests.sim --drivers plain   # with its scenario printed
 
 Most seeds run the plain driver in this process (fast); every fifth a `launchops batch`
 process, which may SIGKILL itself at a crash point; a few the Prefect batch flow.
