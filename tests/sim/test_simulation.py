@@ -21,7 +21,7 @@ from tests.sim.scenario import draw
 from tests.sim.world import SLOT_MS
 
 FIRST = int(os.environ.get("LAUNCHOPS_SIM_FROM", "0"))
-SEEDS = int(os.environ.get("LAUNCHOPS_SIM_SEEDS", "120"))
+SEEDS = int(os.environ.get("LAUNCHOPS_SIM_SEEDS", "60"))
 THROUGH_PREFECT = [
     FIRST + 100_000 + n for n in range(int(os.environ.get("LAUNCHOPS_SIM_FLOWS", "4")))
 ]
