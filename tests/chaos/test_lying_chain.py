@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import Counter
 
+import httpx
 import pytest
 
 from launchops.pipeline.batch import run_batch
@@ -42,6 +44,17 @@ def _once_each(sandbox, count: int = LAUNCHES) -> None:
     launches = stats(sandbox)["launches"]
     assert launches["created"] == count, launches  # nothing created twice
     assert launches["mintsOnChain"] == count and launches["registered"] == count, launches
+
+
+def _one_mint_each(sandbox, count: int) -> None:
+    """One mint on chain per launch, every launch registered. A create again is allowed:
+    a run cut between a create and its landing leaves a create that expires, and the
+    re-run creates again once nothing of it can land; never a second mint."""
+    launches = stats(sandbox)["launches"]
+    assert launches["mintsOnChain"] == count and launches["registered"] == count, launches
+    creates = httpx.get(f"{sandbox.url}/_sandbox/launches").json()["launches"]
+    landed = Counter(create["symbol"] for create in creates if create["mintOnChain"])
+    assert len(landed) == count and set(landed.values()) == {1}, landed
 
 
 # ── 1. a failure at processed ───────────────────────────────────────────────
@@ -142,8 +155,8 @@ async def test_another_requests_answer_is_never_taken(sandbox_factory, tmp_path)
 
 @pytest.mark.parametrize("gone", ["blackhole", "rate_limited"])
 def test_an_rpc_gone_for_good_ends_the_batch_in_one_line(sandbox_factory, tmp_path, gone):
-    """The RPC stops answering (or answers every call 429, Retry-After 45) a second into a
-    batch: it ends within its bound, exit 1, one line naming the RPC and what to do, the
+    """The RPC stops answering (or answers every call 429, Retry-After 45) once a batch has
+    begun creating: it ends within its bound, exit 1, one line naming the RPC and what to do, the
     report written, every launch where the same command continues it."""
     sandbox = sandbox_factory(slot_ms=50)
     folder = _folder(tmp_path, f"gone-{gone}", 4)
@@ -155,8 +168,9 @@ def test_an_rpc_gone_for_good_ends_the_batch_in_one_line(sandbox_factory, tmp_pa
         LAUNCHOPS_CONCURRENCY="2",
     )
 
-    async def take_it_away() -> None:
-        await asyncio.sleep(1.0)
+    async def take_it_away() -> None:  # once the batch has created (however slow the host)
+        while stats(sandbox)["launches"]["created"] < 1:
+            await asyncio.sleep(0.05)
         await asyncio.to_thread(set_faults, sandbox, rpc_faults={gone: 1.0})
 
     async def run() -> tuple:
@@ -182,4 +196,4 @@ def test_an_rpc_gone_for_good_ends_the_batch_in_one_line(sandbox_factory, tmp_pa
     again = launchops(env, "batch", str(folder), "--no-prefect", "--json", timeout=180)
     assert again.returncode == 0, again.stdout + again.stderr
     assert {r["state"] for r in json.loads(again.stdout)["launches"]} == {"registered"}
-    _once_each(sandbox, 4)
+    _one_mint_each(sandbox, 4)
