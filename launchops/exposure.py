@@ -104,8 +104,8 @@ def refusal(exposure: Exposure, what: str) -> str:
     return (
         f"the Prefect API {exposure.url} answers anonymous requests and is not on loopback: "
         f"{what} would be open to anyone who reaches it. Set PREFECT_SERVER_API_AUTH_STRING "
-        f"on the server and PREFECT_API_AUTH_STRING here (see README, Running on several "
-        f"machines), or pass {OVERRIDE}"
+        f"on the server and PREFECT_API_AUTH_STRING here (see docs/several-machines.md, "
+        f"Running on several machines), or pass {OVERRIDE}"
     )
 
 

@@ -49,6 +49,23 @@ def prefect_env(prefect_server) -> dict[str, str]:
     }
 
 
+PREFECT_FIXTURES = {"prefect_server", "prefect_env"}
+PREFECT_MODULES = ("tests/workers/", "test_deploy", "test_serve_schedules", "test_fenced_workers")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `prefect` every test that runs Prefect: one asking for the Prefect server, one
+    named for Prefect, one of the modules of deployments and workers (`-m prefect`)."""
+    for item in items:
+        where = item.nodeid.split("::")[0]
+        if (
+            PREFECT_FIXTURES & set(getattr(item, "fixturenames", ()))
+            or "prefect" in item.nodeid.lower()
+            or any(module in where for module in PREFECT_MODULES)
+        ):
+            item.add_marker(pytest.mark.prefect)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """With LAUNCHOPS_NO_SKIPS=1 (CI), a skipped test fails the run: CI installs everything
     every test needs, so a skip there hides a test that did not run."""

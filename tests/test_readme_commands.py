@@ -17,10 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support import docs
 from tests.support.pipeline import profile_env, write_launch
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = [
+    "What it does",
     "Command line",
     "Launch files",
     "Running a launch",
@@ -42,8 +44,7 @@ ELSEWHERE = ("prefect work-pool create", "prefect --no-prompt deploy")
 def command_lines(section: str) -> list[tuple[str, int]]:
     """The command lines of a README section's shell blocks, joined where a line ends in
     a backslash, each with the exit code its comment names (`exit N`; 0 when none)."""
-    text = (ROOT / "README.md").read_text()
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    body = docs.section(section)
     lines: list[tuple[str, int]] = []
     for block in re.findall(r"```bash\n(.*?)```", body, re.S):
         joined = block.replace("\\\n", " ")

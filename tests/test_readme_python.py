@@ -5,19 +5,17 @@ Python" against the sandbox the sandbox profile starts, then the Prefect flow ex
 from __future__ import annotations
 
 import os
-import re
 import textwrap
 from pathlib import Path
 
+from tests.support import docs
 from tests.support.pipeline import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def python_blocks(section: str) -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", body, re.S)
+    return docs.blocks(docs.section(section), "python")
 
 
 def test_the_library_section_runs_as_written(tmp_path):

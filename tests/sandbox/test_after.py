@@ -77,7 +77,10 @@ async def test_a_launchpool_stands_by_its_window(sandbox, client, rpc, start, en
     assert genesis in [d["launch"]["genesisAddress"] for d in listed["data"]]
 
 
-@pytest.mark.parametrize("address", [str(Keypair().pubkey()), "not-a-key", "x" * 90])
+UNKNOWN = str(Keypair.from_seed(bytes(32)).pubkey())  # fixed: every xdist worker collects it
+
+
+@pytest.mark.parametrize("address", [UNKNOWN, "not-a-key", "x" * 90])
 def test_an_unknown_launch_is_404_in_the_read_envelope(sandbox, address):
     answer = httpx.get(f"{sandbox.base_url}/launches/{address}")
     assert answer.status_code == 404 and answer.json() == {"error": {"message": "Launch not found"}}

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from tests.support import docs
 from tests.support.prefect_pool import descendants, kill_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,9 +37,8 @@ class Line:
 
 
 def section(title: str) -> str:
-    """The text of README's `## title`, up to the next section."""
-    text = (ROOT / "README.md").read_text()
-    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+    """The text of the docs' section `title` (README.md or a page of docs/)."""
+    return docs.section(title)
 
 
 def bash_block(title: str, holding: str = "") -> str:

@@ -33,6 +33,7 @@ import pytest
 from solders.keypair import Keypair
 
 from launchops.exposure import probe
+from tests.support import docs
 from tests.support.pipeline import dump_yaml, launch_document, launchops, set_faults, stats
 from tests.support.postgres import database
 from tests.support.prefect_pool import (
@@ -255,7 +256,7 @@ MAKE_SECRET = (
 
 
 def test_deploy_reads_a_key_kept_in_a_secret_block_as_the_readme_says(pool):
-    assert MAKE_SECRET in (ROOT / "README.md").read_text()
+    assert MAKE_SECRET in docs.all_text()
     folder = pool.root / "secret-launches"
     folder.mkdir()
     (folder / "p-1.yaml").write_text(dump_yaml(launch_document(key="p-1")))  # no wallet:
