@@ -1,5 +1,5 @@
 """Prefect flows: they compose tasks and hold no business logic of their own (the run is
-assembled in `launchops.library`). Installed as `launchops.flows`; a flow of your own
+assembled in `launchops.library.launches`). Installed as `launchops.flows`; a flow of your own
 calls them as subflows:
 
     from launchops.flows import launch_flow

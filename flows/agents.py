@@ -9,8 +9,8 @@ from __future__ import annotations
 from launchops.tasks.context import flow_context
 from prefect import flow
 
-from launchops.after_library import mint_agent_in
-from launchops.after_results import AgentResult
+from launchops.library.after import mint_agent_in
+from launchops.library.after_results import AgentResult
 
 
 @flow(name="mint-agent", log_prints=False)

@@ -29,10 +29,10 @@ from prefect.states import State
 
 from launchops.config.launchfile import launch_files
 from launchops.journal.records import LaunchRecord
-from launchops.library import batch_outcome
+from launchops.library.launches import batch_outcome
+from launchops.library.results import BatchResult
 from launchops.pipeline.batch import BatchRow, counts, record_files, run_keys, sweep
 from launchops.pipeline.context import LaunchContext
-from launchops.results import BatchResult
 
 
 @flow(name="batch", log_prints=False)

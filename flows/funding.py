@@ -11,8 +11,8 @@ from launchops.tasks.context import flow_context, row_listeners
 from prefect import flow
 from prefect.states import State
 
+from launchops.library.results import BatchResult
 from launchops.pipeline.batch import run_funding
-from launchops.results import BatchResult
 
 
 @flow(name="funding", log_prints=False)

@@ -16,8 +16,8 @@ from launchops.tasks.context import flow_context
 from prefect import flow
 from prefect.states import State
 
-from launchops.library import launch_in
-from launchops.results import LaunchResult
+from launchops.library.launches import launch_in
+from launchops.library.results import LaunchResult
 
 
 @flow(name="launch", log_prints=False)

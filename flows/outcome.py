@@ -22,7 +22,7 @@ from prefect.logging import get_run_logger
 from prefect.logging.loggers import PrefectLogAdapter
 from prefect.states import State, StateType
 
-from launchops.results import BatchResult, LaunchResult
+from launchops.library.results import BatchResult, LaunchResult
 from launchops.states import NEEDS_A_PERSON
 
 SUMMARY_LOGGER = "prefect.flow_runs.summary"  # launchops/cli/oneline.py spells it too

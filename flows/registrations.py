@@ -13,8 +13,8 @@ from launchops.tasks.context import flow_context, row_listeners
 from prefect import flow
 from prefect.states import State
 
+from launchops.library.results import BatchResult
 from launchops.pipeline.batch import retry_registrations
-from launchops.results import BatchResult
 
 
 @flow(name="registration-retry", log_prints=False)

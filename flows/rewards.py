@@ -8,8 +8,8 @@ from __future__ import annotations
 from launchops.tasks.context import flow_context
 from prefect import flow
 
-from launchops.after_library import claim_all_in
-from launchops.after_results import ClaimResult
+from launchops.library.after import claim_all_in
+from launchops.library.after_results import ClaimResult
 
 
 @flow(name="claim-rewards", log_prints=False)

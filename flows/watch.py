@@ -12,8 +12,8 @@ from launchops.tasks.context import flow_context
 from launchops.tasks.watch import emit_status_change
 from prefect import flow
 
-from launchops.after_library import keys_of_files, watch_launches_in
-from launchops.after_results import StatusChange, WatchResult
+from launchops.library.after import keys_of_files, watch_launches_in
+from launchops.library.after_results import StatusChange, WatchResult
 
 
 @flow(name="watch-launches", log_prints=False)

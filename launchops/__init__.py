@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from launchops.lazy import lazy_exports
-
-__version__ = "0.1.0"
+from launchops.version import __version__
 
 if TYPE_CHECKING:
-    from launchops.after_library import (
+    from launchops.errors import LaunchOpsError
+    from launchops.library.after import (
         claim_rewards,
         claim_rewards_sync,
         launch_status,
@@ -35,15 +35,14 @@ if TYPE_CHECKING:
         watch_launches,
         watch_launches_sync,
     )
-    from launchops.after_results import (
+    from launchops.library.after_results import (
         AgentResult,
         ClaimResult,
         LaunchStatusResult,
         StatusChange,
         WatchResult,
     )
-    from launchops.errors import LaunchOpsError
-    from launchops.library import (
+    from launchops.library.launches import (
         UnknownLaunch,
         batch,
         batch_sync,
@@ -60,7 +59,7 @@ if TYPE_CHECKING:
         transfer,
         transfer_sync,
     )
-    from launchops.results import (
+    from launchops.library.results import (
         BatchItem,
         BatchResult,
         LaunchResult,
@@ -69,17 +68,17 @@ if TYPE_CHECKING:
 
 # Where each public name lives (imported from there when first used).
 _MODULES = {
-    "launchops.after_library": "claim_rewards launch_status list_launches mint_agent "
+    "launchops.library.after": "claim_rewards launch_status list_launches mint_agent "
     "watch_launches",
-    "launchops.after_results": "AgentResult ClaimResult LaunchStatusResult StatusChange "
+    "launchops.library.after_results": "AgentResult ClaimResult LaunchStatusResult StatusChange "
     "WatchResult",
     "launchops.errors": "LaunchOpsError",
-    "launchops.library": "UnknownLaunch batch dry_run fund_agents launch resume "
+    "launchops.library.launches": "UnknownLaunch batch dry_run fund_agents launch resume "
     "retry_registrations transfer",
-    "launchops.results": "BatchItem BatchResult LaunchResult",
+    "launchops.library.results": "BatchItem BatchResult LaunchResult",
     "launchops.states": "LaunchState",
 }
-_SYNC = ("launchops.after_library", "launchops.library")  # each run has its `_sync` twin
+_SYNC = ("launchops.library.after", "launchops.library.launches")  # each run has its `_sync` twin
 _WHERE = {
     name + suffix: module
     for module, names in _MODULES.items()

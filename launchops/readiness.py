@@ -57,7 +57,7 @@ async def check_service(profile: Profile) -> Finding:
 
 
 async def check_cluster(profile: Profile, rpc: ChainRpc) -> Finding:
-    from launchops.chain.clusters import describe, mismatch
+    from launchops.config.clusters import describe, mismatch
 
     try:
         served = await rpc.genesis_hash()

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from launchops.tasks.events import launch_event
 
-from launchops.journal.alerts import ALERT_STATES, Alert, mark_delivered, undelivered
+from launchops.journal.alerts import ALERT_STATES, Alert
+from launchops.journal.outbox import mark_delivered, undelivered
 from launchops.journal.records import StateChange
 
 if TYPE_CHECKING:

@@ -10,11 +10,12 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from launchops.tasks.alerts import AlertSender
 
 from launchops.config.profiles import Profile
-from launchops.library import profile_of
+from launchops.library.launches import profile_of
 from launchops.pipeline.context import LaunchContext, open_context
 from launchops.states import Step
 
@@ -70,6 +71,11 @@ def row_listeners(row: object) -> None:
         listener(row)
 
 
+# The task of each step: `tasks/steps.py` fills it as it makes them (the package
+# `launchops.tasks` imports that module, so it is filled before any flow runs a step).
+STEP_TASKS: dict[Step, Any] = {}
+
+
 @dataclass
 class FlowContext:
     """What a flow holds while it runs: the launch context, its name for tasks, the step
@@ -85,8 +91,7 @@ class FlowContext:
         """Run the step as its task. A task run that failed because the step stopped the
         launch (`tasks/quiet.py`) is the step's end, not an error: the runner reads the
         journal next; any other failure raises as the step's exception."""
-        from launchops.tasks import STEP_TASKS  # the step tasks import this module
-        from launchops.tasks.quiet import stopped
+        from launchops.tasks.stops import stopped
 
         state = await STEP_TASKS[step](self.name, key, return_state=True)
         if not stopped(state):

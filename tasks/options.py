@@ -17,7 +17,7 @@ async def transient_only(task: Any, task_run: Any, state: Any) -> bool:
     Async on purpose: in an async task `state.result()` is a coroutine, and a sync check
     would never see the exception (Prefect awaits an async condition in either engine).
     """
-    from launchops.tasks.quiet import stopped
+    from launchops.tasks.stops import stopped
 
     if stopped(state):  # the launch stopped: the step ran, a retry would change nothing
         return False

@@ -15,22 +15,12 @@ from __future__ import annotations
 import contextlib
 
 from launchops.tasks.context import context
+from launchops.tasks.stops import STOPS
 from prefect.states import State, StateType
 
 from launchops.errors import LeaseLost
 from launchops.pipeline.runner import run_step
-from launchops.states import NEEDS_A_PERSON, LaunchState, Step
-
-# Where a step may stop a launch short of done (for a person, or the registration retry),
-# and the name of its task run's state then (never Prefect's own "Failed": that one is an
-# exception's).
-STOPS = {
-    LaunchState.FAILED: "Launch failed",
-    LaunchState.NEEDS_ATTENTION: "Needs attention",
-    LaunchState.REGISTER_FAILED: "Register failed",
-}
-assert set(STOPS) >= NEEDS_A_PERSON
-STOPPED_NAMES = frozenset(STOPS.values())
+from launchops.states import Step
 
 
 async def run_step_quietly(step: Step, context_name: str, key: str) -> State[None] | None:
@@ -53,8 +43,3 @@ async def run_step_quietly(step: Step, context_name: str, key: str) -> State[Non
         name=STOPS[record.state],
         message=f"{step} left {key} {record.state}{reason}",
     )
-
-
-def stopped(state: State[object]) -> bool:
-    """A step task's run that ended because its launch stopped (not an exception)."""
-    return state.is_failed() and state.name in STOPPED_NAMES

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from launchops.tasks.context import STEP_TASKS
 from launchops.tasks.options import STEP_TASK
 from launchops.tasks.quiet import run_step_quietly
 from prefect import Task, task
@@ -31,8 +32,8 @@ def step_task(step: Step) -> StepTask:
     return task(name=str(step), task_run_name=f"{step} {{key}}", **STEP_TASK)(run)
 
 
-STEP_TASKS: dict[Step, StepTask] = {
-    step: step_task(step) for step in Step if any(step in table for table in STEP_TABLES.values())
-}
+STEP_TASKS.update(
+    {step: step_task(step) for step in Step if any(step in table for table in STEP_TABLES.values())}
+)
 
 __all__ = ["STEP_TASKS", "StepTask", "step_task"]

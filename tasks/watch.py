@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from launchops.after_results import StatusChange
 from launchops.journal.alerts import EVENT_PREFIX
+from launchops.library.after_results import StatusChange
 
 
 def status_event(change: StatusChange) -> dict[str, Any]:

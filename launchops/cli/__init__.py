@@ -11,7 +11,6 @@ from typing import Annotated
 
 import typer
 
-from launchops import __version__
 from launchops.cli import (  # noqa: F401 - transfers and after register commands on agents_app
     after,
     batches,
@@ -22,6 +21,7 @@ from launchops.cli import (  # noqa: F401 - transfers and after register command
     service,
     transfers,
 )
+from launchops.version import __version__
 
 app = typer.Typer(
     rich_markup_mode=None,

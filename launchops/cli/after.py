@@ -1,5 +1,5 @@
 """After the launch: `launchops agents mint FILE`, `launchops rewards claim`,
-`launchops launches status | list`. Each calls the library (`launchops.after_library`)
+`launchops launches status | list`. Each calls the library (`launchops.library.after`)
 or its Prefect flow; everything heavy loads inside the command."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from launchops.cli.service import agents_app
 from launchops.cli.tables import Column, Listing, print_listing
 
 if TYPE_CHECKING:
-    from launchops.after_results import AgentResult, ClaimResult, LaunchStatusResult
+    from launchops.library.after_results import AgentResult, ClaimResult, LaunchStatusResult
 
 rewards_app = typer.Typer(
     help="Creator rewards: claim the fees your launches earned.", no_args_is_help=True
@@ -41,7 +41,7 @@ def mint(
     file: Annotated[Path, typer.Argument(help="An agent file (YAML; configs/agent.yaml).")],
 ) -> None:
     """Mint the agent of FILE, once: a second run reports the agent already minted."""
-    from launchops.after_library import mint_agent
+    from launchops.library.after import mint_agent
 
     async def plain() -> AgentResult:
         return await mint_agent(file, profile=call.settings)
@@ -81,8 +81,8 @@ def claim(
     """Claim creator rewards: each transaction once; nothing to claim is not an error."""
 
     async def plain() -> list[ClaimResult]:
-        from launchops.after_library import claim_all_in
-        from launchops.library import opened
+        from launchops.library.after import claim_all_in
+        from launchops.library.launches import opened
 
         async with opened(call.settings) as ctx:
             return await claim_all_in(ctx, wallets, wallet, payer)
@@ -118,7 +118,7 @@ def status(
     launch: Annotated[str, typer.Argument(help="A genesis address, or a launch key.")],
 ) -> None:
     """Where one launch stands at the service."""
-    from launchops.after_library import launch_status
+    from launchops.library.after import launch_status
 
     result = call.run(lambda: launch_status(launch, profile=call.settings))
     print_statuses([result], call.as_json, single=True)
@@ -134,8 +134,8 @@ def list_(
     ] = None,
 ) -> None:
     """Every launch on the profile's network (filtered by --status)."""
-    from launchops.after_library import list_launches
     from launchops.api.after import LAUNCH_STATUSES
+    from launchops.library.after import list_launches
 
     if status is not None and status not in LAUNCH_STATUSES:
         raise typer.BadParameter(f"--status must be one of {', '.join(LAUNCH_STATUSES)}")

@@ -16,7 +16,7 @@ from launchops.cli.display import BatchProgress
 from launchops.cli.tables import print_batch
 
 if TYPE_CHECKING:
-    from launchops.results import BatchResult
+    from launchops.library.results import BatchResult
 
 registrations_app = typer.Typer(
     rich_markup_mode=None,

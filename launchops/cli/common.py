@@ -105,7 +105,7 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
         ScheduledLater,
         WrongCluster,
     )
-    from launchops.library import UnknownLaunch
+    from launchops.library.launches import UnknownLaunch
 
     try:
         yield
@@ -143,7 +143,7 @@ def settings_for(
     for `--yes` (mainnet) is refused without it, and on a public-service profile whose RPC
     serves another cluster than its network (the network guard, asked here before any flow
     or display starts; `open_context` holds it again for runs that start elsewhere)."""
-    from launchops.library import profile_of
+    from launchops.library.launches import profile_of
 
     settings = profile_of(profile, profiles, base_url)
     if sending and settings.requires_yes and not yes:
@@ -154,8 +154,8 @@ def settings_for(
 
 
 async def _guard(settings: Profile) -> None:
-    from launchops.chain.clusters import guard_network
     from launchops.chain.rpc import ChainRpc
+    from launchops.config.clusters import guard_network
 
     rpc = ChainRpc(settings.rpc_url, timeout=settings.timeout_seconds)
     try:

@@ -24,7 +24,7 @@ from launchops.cli.tables import shorten_addresses
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
-    from launchops.results import LaunchResult
+    from launchops.library.results import LaunchResult
 
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Validate, create, sign, simulate; send nothing.")

@@ -14,7 +14,7 @@ from launchops.cli.service import agents_app
 from launchops.cli.tables import print_batch
 
 if TYPE_CHECKING:
-    from launchops.results import BatchResult
+    from launchops.library.results import BatchResult
     from launchops.states import Kind
 
 Amount = Annotated[

@@ -8,19 +8,15 @@ here; nothing in launchops itself knows about Prefect.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, insert
 
 from launchops.journal.records import StateChange
 from launchops.journal.tables import AlertRow
 from launchops.states import NEEDS_A_PERSON, Kind, LaunchState
-
-if TYPE_CHECKING:
-    from launchops.journal.store import Journal
 
 ALERT_STATES = NEEDS_A_PERSON | {LaunchState.REGISTER_FAILED}
 EVENT_PREFIX = "launchops.launch"  # events are `launchops.launch.<state>`
@@ -63,7 +59,8 @@ def add_alert(conn: Connection, change: StateChange, at: datetime) -> None:
     )
 
 
-def _alert(row: Any) -> Alert:
+def read_alert(row: Any) -> Alert:
+    """An alert as its row keeps it."""
     change = StateChange(
         row.key,
         Kind(row.kind),
@@ -75,40 +72,3 @@ def _alert(row: Any) -> Alert:
     )
     created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
     return Alert(row.id, change, created)
-
-
-async def undelivered(journal: Journal, limit: int = 100) -> list[Alert]:
-    """The oldest alerts not yet delivered, oldest first."""
-    query = select(ALERTS).where(ALERTS.c.delivered_at.is_(None)).order_by(ALERTS.c.id).limit(limit)
-
-    def read() -> list[Alert]:
-        with journal.engine.connect() as conn:
-            return [_alert(row) for row in conn.execute(query)]
-
-    return await journal._run(read)
-
-
-async def mark_delivered(journal: Journal, ids: Sequence[int]) -> None:
-    """The events API took these alerts: never send them again."""
-
-    def write() -> None:
-        with journal.engine.begin() as conn:
-            conn.execute(
-                update(ALERTS)
-                .where(ALERTS.c.id.in_(list(ids)), ALERTS.c.delivered_at.is_(None))
-                .values(delivered_at=datetime.now(UTC))
-            )
-
-    if ids:
-        await journal._run(write)
-
-
-async def alerts_of(journal: Journal, key: str) -> list[tuple[Alert, datetime | None]]:
-    """Every alert of a launch, with when it was delivered (None: not yet)."""
-    query = select(ALERTS).where(ALERTS.c.key == key).order_by(ALERTS.c.id)
-
-    def read() -> list[tuple[Alert, datetime | None]]:
-        with journal.engine.connect() as conn:
-            return [(_alert(row), row.delivered_at) for row in conn.execute(query)]
-
-    return await journal._run(read)

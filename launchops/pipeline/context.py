@@ -26,10 +26,10 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
 from launchops.api.client import AsyncServiceClient
-from launchops.chain.clusters import guard_network
 from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
 from launchops.chain.watch import SignatureFeed, StatusWatcher
+from launchops.config.clusters import guard_network
 from launchops.config.profiles import Profile
 from launchops.config.secrets import LaunchSecrets
 from launchops.errors import (

@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from launchops.after_library import mint_agent_in
 from launchops.errors import LaunchFileError
+from launchops.library.after import mint_agent_in
 from launchops.states import LaunchState
 from tests.support.pipeline import context_for, set_faults, stats
 

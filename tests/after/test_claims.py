@@ -9,9 +9,9 @@ from solana.rpc.async_api import AsyncClient
 from solders.hash import Hash
 from solders.keypair import Keypair
 
-from launchops.after_library import claim_rewards_in
 from launchops.api.client import AsyncServiceClient, RetryPolicy
 from launchops.errors import InvalidInputError
+from launchops.library.after import claim_rewards_in
 from launchops.states import LaunchState
 from tests.support.after import buy, curve_config, launched
 from tests.support.pipeline import context_for, set_faults, stats

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from launchops.after_library import (
+from launchops.library.after import (
     launch_status_in,
     list_launches_in,
     watch_launches_in,
 )
-from launchops.after_results import StatusChange
-from launchops.library import UnknownLaunch, launch_in
+from launchops.library.after_results import StatusChange
+from launchops.library.launches import UnknownLaunch, launch_in
 from tests.support.after import buy
 from tests.support.pipeline import aim_flows_at, context_for
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from launchops.journal.alerts import alerts_of
+from launchops.journal.outbox import alerts_of
 from launchops.journal.store import Journal
 from tests.support.pipeline import launchops, profile_env, profile_for, set_faults, write_launch
 from tests.support.postgres import database

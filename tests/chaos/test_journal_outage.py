@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from launchops.library import batch_outcome
+from launchops.library.launches import batch_outcome
 from launchops.pipeline.batch import run_batch
 from tests.support.cut import relay
 from tests.support.pipeline import context_for, stats, write_launch

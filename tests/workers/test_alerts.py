@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 from launchops.tasks.alerts import deliver_alerts
 
-from launchops.journal.alerts import alerts_of, undelivered
+from launchops.journal.outbox import alerts_of, undelivered
 from launchops.journal.store import Journal
 from launchops.states import LaunchState, Step
 

@@ -1,6 +1,6 @@
 """The client's calls for what comes after a launch: a launch's status, claiming creator
-rewards, minting an agent and reading one. Mixed into `AsyncServiceClient`, whose
-transport (`_call`, with its retries of transients) they use.
+rewards, minting an agent and reading one. Part of `AsyncServiceClient`; through
+its transport (`_call`, with its retries of transients).
 
 A claim with nothing to claim is the service's 400 `No rewards available to claim`; here
 it is an ordinary result, `NothingToClaim`, not an error. Every other failure is a typed
@@ -9,10 +9,7 @@ error of `launchops.api.errors`, as for every call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
-
-from solders.pubkey import Pubkey
+from typing import Any
 
 from launchops.api.after import (
     NOTHING_TO_CLAIM,
@@ -29,35 +26,23 @@ from launchops.api.after import (
     NothingToClaim,
     RewardsClaim,
 )
+from launchops.api.client.transport import Address, Transport, segment, validated
 from launchops.api.errors import BadRequestError
 from launchops.api.fields import Network
 from launchops.api.models import AgentRecord
 from launchops.api.responses import parse
 
-if TYPE_CHECKING:
-    import httpx
 
-Address = Pubkey | str
-
-
-class AfterLaunchCalls:
+class AfterLaunchCalls(Transport):
     """Calls of GET /launches/{genesisAddress}, GET /launches, POST /creator-rewards/claim,
     POST /agents/mint and GET /agents/{address}."""
-
-    network: Network
-
-    async def _call(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        raise NotImplementedError  # AsyncServiceClient's
-
-    def _net(self, network: Network | str | None) -> str:
-        return str(Network(network or self.network))
 
     async def get_launch(
         self, genesis_address: Address, *, network: Network | str | None = None
     ) -> LaunchDetail:
         """A launch and where it stands (`launch.status`: upcoming, live, graduated,
         ended); NotFoundError when the address has no launch on the network."""
-        path = f"launches/{_segment(genesis_address)}"
+        path = f"launches/{segment(genesis_address)}"
         response = await self._call("GET", path, params={"network": self._net(network)})
         return parse(LaunchDetailResponse, response).data
 
@@ -110,9 +95,7 @@ class AfterLaunchCalls:
         """The mint transaction of a new agent owned by `wallet` (signed by the asset's
         key; the wallet co-signs as fee payer and sends it). Not idempotent: each call
         that is signed and lands is another agent; an unsigned answer never lands."""
-        from launchops.api.client import _validated
-
-        body = _validated(
+        body = validated(
             MintAgentRequest,
             wallet=wallet,
             network=self._net(network),
@@ -130,16 +113,10 @@ class AfterLaunchCalls:
     ) -> AgentRecord:
         """One agent (NotFoundError until its mint is confirmed and indexed)."""
         params = {"network": self._net(network)}
-        response = await self._call("GET", f"agents/{_segment(address)}", params=params)
+        response = await self._call("GET", f"agents/{segment(address)}", params=params)
         return parse(AgentResponse, response).data
 
 
 def _validated_claim(wallet: Address, network: str, payer: Address | None) -> dict[str, Any]:
-    from launchops.api.client import _validated
-
-    body = _validated(ClaimRewardsRequest, wallet=wallet, network=network, payer=payer)
+    body = validated(ClaimRewardsRequest, wallet=wallet, network=network, payer=payer)
     return body.to_wire()
-
-
-def _segment(address: Address) -> str:
-    return quote(str(address), safe="")

@@ -1,12 +1,12 @@
 """What the runs after a launch answer: an agent minted, a creator-reward claim, a
-launch's status. Frozen and typed, like `launchops.results`; JSON keys camelCase."""
+launch's status. Frozen and typed, like `launchops.library.results`; JSON keys camelCase."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from launchops.results import json_of
+from launchops.library.results import json_of
 from launchops.states import Kind, LaunchState, done
 
 if TYPE_CHECKING:

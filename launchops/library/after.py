@@ -1,7 +1,7 @@
 """The library's face for what comes after a launch: agents minted once, creator
 rewards claimed, a launch's status. The command line and the flows call these.
 
-Like `launchops.library`: `*_in(ctx, ...)` works in an open context (the flows pass
+Like `launchops.library.launches`: `*_in(ctx, ...)` works in an open context (the flows pass
 `call`, running each step as its Prefect task), the plain form opens the profile's
 context itself, the `_sync` form blocks.
 """
@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from launchops.after_results import (
+from launchops.library.after_results import (
     AgentResult,
     ClaimResult,
     LaunchStatusResult,
     StatusChange,
     WatchResult,
 )
-from launchops.library import UnknownLaunch, blocking, opened
+from launchops.library.launches import UnknownLaunch, blocking, opened
 
 if TYPE_CHECKING:
     from solders.pubkey import Pubkey

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from launchops.errors import JournalError
-from launchops.results import BatchResult, LaunchResult
+from launchops.library.results import BatchResult, LaunchResult
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
