@@ -18,10 +18,12 @@ from launchops.api.allocations import (
     BondingCurveAllocation,
     LaunchpoolAllocation,
     PresaleAllocation,
-    RaydiumLP,
     fund_flows,
 )
 from launchops.api.amounts import Decimals, Integer, Supply, base_units, whole_tokens
+from launchops.api.conditions import (
+    RaydiumLP,
+)
 from launchops.api.fields import (
     U64_MAX,
     Base64Bytes,

@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from launchops.api.allocations import ALLOCATION_TYPES
+from launchops.api.allocations import (
+    ALLOCATION_TYPES,
+)
 from launchops.api.amounts import Integer, SolAmount
 from launchops.api.fields import (
     Base64Bytes,

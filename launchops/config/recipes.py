@@ -28,12 +28,9 @@ from launchops.api.allocations import (
     BONDING_CURVE_RAW,
     VIRTUAL_BASE_RAW,
     VIRTUAL_QUOTE_TOKENS,
-    Always,
     BondingCurveAllocation,
     BondingCurveSettings,
-    BpsCurve,
     Cliff,
-    CreatorFee,
     CustomUnlock,
     DurationValue,
     FirstBuy,
@@ -42,23 +39,28 @@ from launchops.api.allocations import (
     LinearUnlock,
     LockedAllocation,
     LockedSettings,
-    LpLockSchedule,
-    Never,
     PresaleAllocation,
     PresaleSettings,
-    RaydiumLP,
-    TimeAbsolute,
     TimeUnit,
-    Triggered,
     UnlockedAllocation,
-    UnlockedFunds,
     UnlockedSettings,
     Vesting,
     check_duration,
     display_amount,
-    graduation,
 )
 from launchops.api.amounts import Integer, QuoteAmount, SolAmount, TokenAmount
+from launchops.api.conditions import (
+    Always,
+    BpsCurve,
+    CreatorFee,
+    LpLockSchedule,
+    Never,
+    RaydiumLP,
+    TimeAbsolute,
+    Triggered,
+    UnlockedFunds,
+    graduation,
+)
 from launchops.api.fields import PublicKey, Text, Timestamp, WireModel, iso_utc, rule
 
 RECIPE_SUPPLY = 1_000_000_000

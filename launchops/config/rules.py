@@ -15,9 +15,11 @@ from launchops.api.allocations import (
     LockedAllocation,
     PresaleAllocation,
     RaydiumAllocation,
-    TimeAbsolute,
 )
 from launchops.api.amounts import base_units, whole_tokens
+from launchops.api.conditions import (
+    TimeAbsolute,
+)
 from launchops.api.fields import Network, WireModel, field_path
 from launchops.api.models import LaunchConfig
 from launchops.config.reader import FileReader

@@ -22,7 +22,9 @@ from spl.token.instructions import (
 from spl.token.models import MintToCheckedParams, SyncNativeParams
 
 from launchops.api import programs as p
-from launchops.api.allocations import BondingCurveAllocation
+from launchops.api.allocations import (
+    BondingCurveAllocation,
+)
 from launchops.api.amounts import base_units, lamports
 from launchops.api.models import ErrorDetail, LaunchConfig
 

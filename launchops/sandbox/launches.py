@@ -30,8 +30,14 @@ from spl.token.instructions import (
 from spl.token.models import InitializeMint2Params, SetAuthorityParams
 
 from launchops.api import programs as p
-from launchops.api.allocations import LaunchpoolAllocation, PresaleAllocation, TimeAbsolute
+from launchops.api.allocations import (
+    LaunchpoolAllocation,
+    PresaleAllocation,
+)
 from launchops.api.amounts import base_units, whole_tokens
+from launchops.api.conditions import (
+    TimeAbsolute,
+)
 from launchops.api.fields import iso_utc
 from launchops.api.launches import MECHANIC_NAMES
 from launchops.api.models import ErrorDetail, LaunchConfig

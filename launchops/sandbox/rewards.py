@@ -35,7 +35,9 @@ from spl.token.models import SyncNativeParams
 
 from launchops.api import programs as p
 from launchops.api.after import ClaimRewardsRequest, RewardsClaim
-from launchops.api.allocations import BondingCurveAllocation
+from launchops.api.allocations import (
+    BondingCurveAllocation,
+)
 from launchops.api.amounts import base_units
 from launchops.api.fields import iso_utc
 from launchops.api.launches import BlockhashInfo
