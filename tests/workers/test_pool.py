@@ -191,6 +191,10 @@ class Pool:
         self.hook.shutdown()
 
 
+# One Prefect server, two workers and a deployment for the whole module, its tests in order.
+pytestmark = pytest.mark.xdist_group("workers-pool")
+
+
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory):
     from launchops.sandbox.server import Sandbox, SandboxConfig
