@@ -16,9 +16,8 @@ import sys
 
 import yaml
 
-from launchops.sandbox.process import free_port
 from tests.support import docs
-from tests.support.pipeline import launchops, run_python
+from tests.support.pipeline import embedded_env, launchops, run_python
 
 ROOT = docs.ROOT
 THIS = "tests/test_docs.py"
@@ -115,15 +114,7 @@ def test_the_first_launch_runs_as_written(tmp_path, prefect_env):
     install, _ = _two_commands()
     *setup, command = install
     assert setup == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install -e ."]
-    port = free_port()
-    env = {
-        **os.environ,
-        **prefect_env,
-        "LAUNCHOPS_HOME": str(tmp_path / "home"),
-        "LAUNCHOPS_BASE_URL": f"http://127.0.0.1:{port}/v1",
-        "LAUNCHOPS_RPC_URL": f"http://127.0.0.1:{port}",
-        "LAUNCHOPS_SANDBOX_SLOT_MS": "50",
-    }
+    env = embedded_env(tmp_path / "home", **prefect_env)
     assert command == "launchops launch configs/launchpool.yaml"
     for _ in range(2):
         done = launchops(env, *shlex.split(command)[1:], "--json")

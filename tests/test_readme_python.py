@@ -4,12 +4,11 @@ Python" against the sandbox the sandbox profile starts, then the Prefect flow ex
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
 from tests.support import docs
-from tests.support.pipeline import run_python
+from tests.support.pipeline import embedded_env, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,10 +18,7 @@ def python_blocks(section: str) -> list[str]:
 
 
 def test_the_library_section_runs_as_written(tmp_path):
-    from tests.support.prefect_pool import free_port
-
     library, own_flow = python_blocks("Using launchops from Python")
-    port = free_port()
     script = "\n".join(
         [
             library,
@@ -33,16 +29,12 @@ def test_the_library_section_runs_as_written(tmp_path):
             "print('README OK', result.state, page)",
         ]
     )
-    env = {
-        **os.environ,
-        "LAUNCHOPS_HOME": str(tmp_path / "home"),
-        "LAUNCHOPS_BASE_URL": f"http://127.0.0.1:{port}/v1",
-        "LAUNCHOPS_RPC_URL": f"http://127.0.0.1:{port}",
-        "LAUNCHOPS_SANDBOX_SLOT_MS": "50",
-        "PREFECT_HOME": str(tmp_path / "prefect"),
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-    }
+    env = embedded_env(
+        tmp_path / "home",
+        PREFECT_HOME=str(tmp_path / "prefect"),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        PREFECT_LOGGING_LEVEL="WARNING",
+    )
     env.pop("PREFECT_API_URL", None)
     out = run_python(textwrap.dedent(script), env)
     assert "README OK registered" in out, out[-2000:]

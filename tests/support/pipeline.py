@@ -228,6 +228,22 @@ def launchops(
     )
 
 
+def embedded_env(home: Path, **extra: str) -> dict[str, str]:
+    """Environment of a user's program or command on the sandbox profile, its embedded
+    sandbox on a free port of its own (not :8899, so tests run side by side)."""
+    from launchops.sandbox.process import free_port
+
+    port = free_port()
+    return {
+        **os.environ,
+        "LAUNCHOPS_HOME": str(home),
+        "LAUNCHOPS_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "LAUNCHOPS_RPC_URL": f"http://127.0.0.1:{port}",
+        "LAUNCHOPS_SANDBOX_SLOT_MS": "50",
+        **extra,
+    }
+
+
 def run_python(script: str, env: dict[str, str], timeout: float = 300) -> str:
     """`python -c SCRIPT` from the checkout, as a user's program: its stdout (it must
     exit 0; its stderr's end is the failure message)."""
