@@ -22,7 +22,7 @@ from launchops.errors import LaunchForbidden
 from launchops.sandbox import api_faults, outages
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.pubsub import PubSub
-from launchops.sandbox.routes import admin, after, agents, launches, rpc, tokens
+from launchops.sandbox.routes import admin, after, agents, block_engine, launches, rpc, tokens
 from launchops.sandbox.routes.errors import (
     INVALID_INPUT,
     envelope,
@@ -32,7 +32,15 @@ from launchops.sandbox.routes.errors import (
 from launchops.sandbox.service import SandboxService
 
 # `after` first: its POST /v1/agents/mint before agents' paths with an address.
-ROUTERS = (after.router, agents.router, launches.router, tokens.router, admin.router, rpc.router)
+ROUTERS = (
+    after.router,
+    agents.router,
+    launches.router,
+    tokens.router,
+    admin.router,
+    block_engine.router,
+    rpc.router,
+)
 # Included without a prefix, so each route's path is whole: `_endpoint` names requests by them.
 ROUTES: list[BaseRoute] = [route for router in ROUTERS for route in router.routes]
 FAILURE_TEXT = {

@@ -67,6 +67,9 @@ class Landed:
 @dataclass
 class ChainFaults:
     drop_rate: float = 0.0  # fraction of sends accepted and never landed
+    congestion: float = 0.0  # fraction of plain sends that miss the leader of their slot
+    tip_floor_lamports: int = 0  # bundles tipping less are passed over
+    sniper: float = 0.0  # SOL a sniper buys each new bonding curve with (0: none)
     delay_slots: int = 0  # extra slots before a sent transaction lands
     expire_rate: float = 0.0  # fraction of new transactions built on a doomed blockhash
     expire_next: int = 0  # the next N new transactions are built on one
@@ -111,6 +114,10 @@ class Chain:
         self.doomed: dict[Hash, int] = {}  # blockhashes handed out to force an expiry
         self.failing: set[bytes] = set()  # messages that fail on chain when they land
         self.listeners: list[Callable[[int], None]] = []
+        # What else fills a slot once its sent transactions landed, before anyone is told
+        # of it: the block engine's bundles, the sniper's buys.
+        self.producers: list[Callable[[int], None]] = []
+        self.landing_hooks: list[Callable[[VersionedTransaction, Landed], None]] = []
         self._new_blockhash()
 
     # ── time ────────────────────────────────────────────────────────────────
@@ -128,6 +135,8 @@ class Chain:
             for item in self.pending.pop(self.slot, []):
                 self.pending_sigs.discard(item.tx.signatures[0])
                 self._land(item)
+            for producer in list(self.producers):
+                producer(self.slot)
         for listener in list(self.listeners):
             listener(self.slot)
 
@@ -193,6 +202,10 @@ class Chain:
             # Accepted, and lost like a dropped packet: only a rebroadcast can land it.
             self.dropped.add(signature)
             return signature
+        if self.faults.congestion and self.rng.random() < self.faults.congestion:
+            # A busy cluster: this send did not reach the leader; the next one may.
+            self.dropped.add(signature)
+            return signature
         lands_at = self.slot + 1 + max(0, self.faults.delay_slots)
         self.pending[lands_at].append(_Pending(tx, raw))
         self.pending_sigs.add(signature)
@@ -209,9 +222,15 @@ class Chain:
         self.failing.add(message)
 
     def _land(self, item: _Pending) -> None:
-        tx = item.tx
+        landed = self.execute(item.tx, item.raw)
+        if landed is not None:
+            self.record(item.tx, landed)
+
+    def execute(self, tx: VersionedTransaction, raw: bytes) -> Landed | None:
+        """Run a transaction in this slot, without keeping it yet (`record` does): what it
+        did, or None when a leader would drop it (expired, or a payer that cannot pay)."""
         if not self.blockhash_valid(tx.message.recent_blockhash):
-            return  # expired while queued: a real leader would drop it too
+            return None  # expired while queued: a real leader would drop it too
         if to_bytes_versioned(tx.message) in self.failing:
             err: Any = {"InstructionError": [0, {"Custom": 1}]}
             logs, units = ["Program failed: custom program error: 0x1 (sandbox fault)"], 0
@@ -221,19 +240,24 @@ class Chain:
             logs, units = meta_of(result.meta() if failed else result)
             err = err_json(result) if failed else None
         if isinstance(err, str) and err in UNPAYABLE:
-            return  # a fee payer that cannot pay: the leader drops it, nothing is recorded
-        landed = Landed(
+            return None  # a fee payer that cannot pay: the leader drops it, nothing recorded
+        return Landed(
             slot=self.slot,
             err=err,
-            raw=item.raw,
+            raw=raw,
             fee=5000 * len(tx.signatures),
             logs=logs,
             units=units,
             block_time=int(time.time()),
         )
+
+    def record(self, tx: VersionedTransaction, landed: Landed) -> None:
+        """Keep a transaction that ran, and tell whoever keeps the chain."""
         self.remember(tx, landed)
         if self.on_landed is not None:
             self.on_landed(tx, landed)
+        for hook in list(self.landing_hooks):
+            hook(tx, landed)
 
     def remember(self, tx: VersionedTransaction, landed: Landed) -> None:
         """Keep a landed transaction, found by its signature and by every account it loaded

@@ -34,6 +34,28 @@ class Faults(BaseModel):
         0, ge=0, le=1_000_000, description="the next N creates, builds, claims and mints expire so"
     )
     delay_slots: int = Field(0, ge=0, le=1000, description="extra slots before landing")
+    congestion: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="share of plain sends that do not reach the leader in a slot, as on a busy "
+        "cluster (each rebroadcast, through any sender, is a new chance; bundles are not "
+        "affected)",
+    )
+    tip_floor_lamports: int = Field(
+        0,
+        ge=0,
+        le=10**12,
+        description="the block engine passes over bundles tipping less than this (they never "
+        "land); 1000 lamports is Jito's minimum whatever this says",
+    )
+    sniper: float = Field(
+        0.0,
+        ge=0,
+        le=1000,
+        description="SOL a buyer the sandbox funds spends on every new bonding curve, in the "
+        "slot after the curve appears on chain (0: off; true: 1 SOL)",
+    )
     fail_tail_next: int = Field(
         0,
         ge=0,
@@ -125,10 +147,10 @@ class Faults(BaseModel):
         _in_range(value)
         return api_faults.check_names(value)
 
-    @field_validator("pubsub_hang", mode="before")
+    @field_validator("pubsub_hang", "sniper", mode="before")
     @classmethod
     def _hang_as_rate(cls, value: Any) -> Any:
-        """true / false (or yes, on, no, off) as rates 1 and 0."""
+        """true / false (or yes, on, no, off) as 1 and 0."""
         if isinstance(value, str) and value.strip().lower() in SWITCH_WORDS:
             return SWITCH_WORDS[value.strip().lower()]
         return float(value) if isinstance(value, bool) else value

@@ -169,7 +169,7 @@ def _bucket_funding(
     config: LaunchConfig, creator: Pubkey, buckets: list[Bucket], mint: Pubkey, genesis: Pubkey
 ) -> list[list[Instruction]]:
     """The later transactions' work: each bucket's token account, minted its supply,
-    BUCKETS_PER_TX buckets a transaction; then a bonding curve's first buy; a finalized
+    BUCKETS_PER_TX buckets a transaction; then a bonding curve's first buy, alone; a finalized
     launch's last one revokes the mint."""
     bucket_ixs = [
         bonding.mint_into(creator, mint, b.owner, b.account, b.amount, config.decimals)
@@ -178,8 +178,8 @@ def _bucket_funding(
     groups = [bucket_ixs[i : i + BUCKETS_PER_TX] for i in range(0, len(bucket_ixs), BUCKETS_PER_TX)]
     tails = [[ix for pair in group for ix in pair] for group in groups] or [[]]
     buy = bonding.first_buy(config, genesis, mint)
-    if buy is not None:
-        tails[-1] += bonding.instructions(buy, config, creator, genesis, mint)
+    if buy is not None:  # a transaction of its own: the curve exists before it lands
+        tails.append(bonding.instructions(buy, config, creator, genesis, mint))
     if config.finalize:
         tails[-1].append(
             set_authority(

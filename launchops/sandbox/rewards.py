@@ -147,7 +147,7 @@ class Rewards:
             buyer_tokens = p.token_account_address(
                 buyer.pubkey(), Pubkey.from_string(self._mint(genesis))
             )
-            self._move(curve.bucket.account, buyer_tokens, tokens)
+            self.move_tokens(curve.bucket.account, buyer_tokens, tokens)
         graduated = kind == "bondingCurve" and tokens == remaining
         self._remember(curve, kind, graduated)
         return {
@@ -202,7 +202,7 @@ class Rewards:
             amount += self.chain.rent_exempt(0)
         return [transfer(TransferParams(from_pubkey=payer, to_pubkey=to, lamports=amount))]
 
-    def _move(self, source: Pubkey, destination: Pubkey, amount: int) -> None:
+    def move_tokens(self, source: Pubkey, destination: Pubkey, amount: int) -> None:
         """Move tokens between two token accounts by writing them (the sandbox's part)."""
         for key, delta in ((source, -amount), (destination, amount)):
             account = self.chain.account(key)

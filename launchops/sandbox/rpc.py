@@ -122,14 +122,14 @@ class RpcMethods:
 
     def send_transaction(self, params: list[Any]) -> str:
         config = _config(params)
-        raw = _decode_tx(_str(params, 0), config.get("encoding", "base58"))
+        raw = decode_tx(_str(params, 0), config.get("encoding", "base58"))
         skip = bool(config.get("skipPreflight", False))
         self.last_send = time.monotonic()
         return str(self.chain.send(raw, skip_preflight=skip))
 
     def simulate_transaction(self, params: list[Any]) -> Any:
         config = _config(params)
-        raw = _decode_tx(_str(params, 0), config.get("encoding", "base58"))
+        raw = decode_tx(_str(params, 0), config.get("encoding", "base58"))
         return self._ctx(self.chain.simulate(raw))
 
     def get_signature_statuses(self, params: list[Any]) -> Any:
@@ -254,7 +254,7 @@ class RpcMethods:
         }
 
 
-def _decode_tx(text: str, encoding: str) -> bytes:
+def decode_tx(text: str, encoding: str) -> bytes:
     try:
         if encoding == "base64":
             return base64.b64decode(text, validate=True)

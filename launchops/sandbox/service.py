@@ -28,12 +28,14 @@ from launchops.api.models import (
 )
 from launchops.errors import LaunchForbidden
 from launchops.sandbox import launches, minting
+from launchops.sandbox.block_engine import BlockEngine
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.registry import Registry
 from launchops.sandbox.rewards import Rewards
 from launchops.sandbox.rpc import PROGRESS_METHODS, RpcMethods
+from launchops.sandbox.sniper import Sniper
 from launchops.sandbox.status import LaunchStatuses
 from launchops.sandbox.store import SandboxStore
 
@@ -65,6 +67,8 @@ class SandboxService:
         self.rewards = Rewards(self.store, self.chain)
         self.statuses = LaunchStatuses(self.store, self.rewards)
         self.rpc = RpcMethods(self.chain, identity=self.identity)
+        self.block_engine = BlockEngine(self.chain)
+        self.sniper = Sniper(self.chain, self.rewards)
         self.last_rpc_answer: dict[str, Any] | None = None  # the `swapped` RPC fault's
         self._clock: asyncio.Task[None] | None = None
 
@@ -124,6 +128,9 @@ class SandboxService:
         if agent is not None and not self._owns(body.wallet, agent, config.network):
             raise LaunchForbidden(NOT_OWNED)
         built = launches.build_create(self.chain, config, agent)
+        self.sniper.watch(
+            config, Pubkey.from_string(built["genesis"]), Pubkey.from_string(built["mint"])
+        )
         if self.faults.fail_tail_next > 0:  # its first transaction lands, the rest fail
             self.faults.fail_tail_next -= 1
             for raw in built["transactions"][1:]:

@@ -14,6 +14,7 @@ from launchops.api.amounts import Integer
 from launchops.api.fields import Network, PublicKey, WireModel
 from launchops.sandbox.faults import Faults
 from launchops.sandbox.rewards import MAX_BUY_LAMPORTS, SwapRefused
+from launchops.sandbox.routes import block_engine
 from launchops.sandbox.routes.errors import envelope, not_a_key, public_key
 from launchops.sandbox.routes.state import Service
 
@@ -46,18 +47,23 @@ async def stats(service: Service) -> dict[str, Any]:
             "dropped": len(chain.dropped),
         },
         "launches": service.launch_counts(),
+        "bundles": service.block_engine.counts(),
+        "sniped": sorted(service.sniper.sniped),
     }
 
 
 @router.get("/info")
 async def info(service: Service, request: Request) -> dict[str, Any]:
     """Which chain this service builds on: the RPC URL a client of it uses (unless it is
-    given one), and the node identity that RPC answers to `getIdentity`."""
+    given one), its block engine's (Jito's paths), and the node identity that RPC answers
+    to `getIdentity`."""
     root = urlsplit(service.public_url)
     if root.hostname in ("0.0.0.0", "::", None):  # listening everywhere: as it was reached
         root = root._replace(netloc=request.url.netloc)
+    rpc_url = urlunsplit(root)
     return {
-        "rpcUrl": urlunsplit(root),
+        "rpcUrl": rpc_url,
+        "blockEngineUrl": rpc_url.rstrip("/") + block_engine.PREFIX,
         "identity": service.identity,
         "cluster": service.faults.cluster,
     }
