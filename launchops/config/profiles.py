@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from launchops.api.errors import InvalidInputError, LaunchFileError
 from launchops.api.fields import Network, problems_of
 from launchops.config.files import load_yaml
+from launchops.config.landing import Landing
 
 Commitment = Literal["processed", "confirmed", "finalized"]
 
@@ -107,6 +108,10 @@ class Profile(BaseSettings):
         description="how long register asks again while the service answers 400 'not found' "
         "(it has not indexed the launch yet)",
     )
+    landing: Landing = Field(
+        default_factory=Landing,
+        description="how transactions reach the leader: more senders, or Jito bundles",
+    )
     requires_yes: bool = False
     embedded_sandbox: bool = False
     sandbox_slot_ms: int = Field(400, ge=0)
@@ -176,6 +181,11 @@ class Profile(BaseSettings):
     @property
     def journal(self) -> str:
         return self.journal_url or f"sqlite:///{self.profile_dir / 'journal.db'}"
+
+    @property
+    def block_engine_url(self) -> str | None:
+        """Where bundles go: the landing section's block engine, else a sandbox's own."""
+        return self.landing.engine_url(self.rpc_url, self.service == "sandbox")
 
     def explorer_link(self, kind: Literal["tx", "address"], value: str) -> str | None:
         return self.explorer.format(kind=kind, id=value) if self.explorer else None

@@ -109,6 +109,69 @@ class Send:
 
 
 @dataclass(frozen=True)
+class Spent:
+    """What one attempt cost, or offered: how it went out (`plain` or `bundle`), the
+    network fees of what landed, the tip offered to the block engine (paid only when the
+    bundle landed: `tip_paid`), and buys of others found between the create and the
+    creator's first buy (their signatures)."""
+
+    mode: str = "plain"
+    fee_lamports: int = 0
+    tip_lamports: int = 0
+    tip_account: str | None = None
+    tip_signature: Signature | None = None
+    tip_paid: bool = False
+    sniped_by: tuple[str, ...] = ()
+    sent_slot: int | None = None  # the slot seen when the first send left
+    landed_slot: int | None = None  # the slot its first transaction landed in
+
+    @property
+    def slots_to_land(self) -> int | None:
+        if self.sent_slot is None or self.landed_slot is None:
+            return None
+        return max(0, self.landed_slot - self.sent_slot)
+
+    @property
+    def lamports(self) -> int:
+        """Lamports this attempt took from the creator."""
+        return self.fee_lamports + (self.tip_lamports if self.tip_paid else 0)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "mode": self.mode,
+            "feeLamports": self.fee_lamports,
+            "tipLamports": self.tip_lamports,
+            "tipPaid": self.tip_paid,
+        }
+        if self.tip_account:
+            data["tipAccount"] = self.tip_account
+        if self.tip_signature is not None:
+            data["tipSignature"] = str(self.tip_signature)
+        if self.sniped_by:
+            data["snipedBy"] = list(self.sniped_by)
+        if self.sent_slot is not None:
+            data["sentSlot"] = self.sent_slot
+        if self.landed_slot is not None:
+            data["landedSlot"] = self.landed_slot
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Spent:
+        tip_signature = data.get("tipSignature")
+        return cls(
+            mode=data.get("mode", "plain"),
+            fee_lamports=int(data.get("feeLamports", 0)),
+            tip_lamports=int(data.get("tipLamports", 0)),
+            tip_account=data.get("tipAccount"),
+            tip_signature=Signature.from_string(tip_signature) if tip_signature else None,
+            tip_paid=bool(data.get("tipPaid")),
+            sniped_by=tuple(data.get("snipedBy", ())),
+            sent_slot=data.get("sentSlot"),
+            landed_slot=data.get("landedSlot"),
+        )
+
+
+@dataclass(frozen=True)
 class Attempt:
     """One create: its transactions as answered, as signed, and what became of each."""
 
@@ -117,6 +180,7 @@ class Attempt:
     signed: tuple[bytes, ...] | None = None
     sends: tuple[Send, ...] | None = None
     outcome: Outcome | None = None  # how it ended, when it did not land whole
+    spent: Spent | None = None  # fees and tip, once sent
 
     @property
     def signatures(self) -> list[Signature]:

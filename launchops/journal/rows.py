@@ -23,6 +23,7 @@ from launchops.journal.records import (
     Lease,
     Registered,
     Send,
+    Spent,
     StateChange,
 )
 from launchops.journal.tables import Base, attempts, events, launches
@@ -56,6 +57,10 @@ ADDED_COLUMNS = {
     "lease_epoch": "integer not null default 0",  # leases fenced
     "worker": "varchar(120)",  # the worker's name a column, not parsed out of events
 }
+
+
+# Columns the attempts table gained so: fees and tips spent (landing on a busy cluster).
+ADDED_ATTEMPT_COLUMNS = {"spent": "json"}
 
 
 def create_tables(engine: Engine) -> None:
@@ -94,6 +99,10 @@ def _create(engine: Engine) -> None:
         for column, added in ADDED_COLUMNS.items():
             if column not in columns:  # a journal made before the column was
                 conn.execute(text(f"alter table launches add column {column} {added}"))
+        columns = {c["name"] for c in inspect(conn).get_columns("create_attempts")}
+        for column, added in ADDED_ATTEMPT_COLUMNS.items():
+            if column not in columns:
+                conn.execute(text(f"alter table create_attempts add column {column} {added}"))
 
 
 def read_record(conn: Connection, key: str) -> LaunchRecord | None:
@@ -293,6 +302,7 @@ def attempt_of(row: Any) -> Attempt:
         signed=tuple(base64.b64decode(t) for t in row.signed) if row.signed else None,
         sends=tuple(Send.from_json(s) for s in row.sends) if row.sends else None,
         outcome=Outcome(row.outcome) if row.outcome else None,
+        spent=Spent.from_json(row.spent) if getattr(row, "spent", None) else None,
     )
 
 

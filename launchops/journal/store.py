@@ -23,7 +23,15 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 
 from launchops.errors import JournalError, JournalUnavailable, LeaseLost
 from launchops.journal.leases import Leases
-from launchops.journal.records import Created, LaunchRecord, Lease, Registered, Send, StateChange
+from launchops.journal.records import (
+    Created,
+    LaunchRecord,
+    Lease,
+    Registered,
+    Send,
+    Spent,
+    StateChange,
+)
 from launchops.journal.rows import (
     Held,
     NewLaunch,
@@ -295,11 +303,15 @@ class Journal(Leases):
         note: str | None = None,
         reopen: bool = False,
         error: str | None = None,
+        spent: Spent | None = None,
     ) -> None:
         """What became of each transaction (sent, landed); optionally re-signed ones;
         `reopen`: the attempt's outcome is cleared (it was found landing after all);
-        `error`: why the run stops here (with `state`; else the last error is cleared)."""
+        `error`: why the run stops here (with `state`; else the last error is cleared);
+        `spent`: the attempt's fees and tip."""
         changes: dict[str, Any] = {"sends": sends_json(sends)}
+        if spent is not None:
+            changes["spent"] = spent.to_json()
         if reopen:
             changes["outcome"] = None
         if signed is not None:

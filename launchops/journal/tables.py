@@ -55,6 +55,7 @@ class AttemptRow(Base):
     signatures: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     sends: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
     outcome: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    spent: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # fees, tip
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 

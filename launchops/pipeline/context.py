@@ -28,6 +28,7 @@ from solders.pubkey import Pubkey
 from launchops.api.client import AsyncServiceClient
 from launchops.chain.keys import load_keypair
 from launchops.chain.rpc import ChainRpc
+from launchops.chain.senders import Senders
 from launchops.chain.watch import SignatureFeed, StatusWatcher
 from launchops.config.clusters import guard_network
 from launchops.config.profiles import Profile
@@ -78,6 +79,7 @@ class LaunchContext:
     opened_at: datetime = field(default_factory=lambda: datetime.now(UTC))  # this command's
     resolver: Callable[[str], str] | None = None  # reads prefect-secret: keys
     secrets: dict[str, LaunchSecrets] = field(default_factory=dict, repr=False)  # by launch
+    senders: Senders | None = None  # the profile's landing: more senders, a block engine
 
     @property
     def wallet(self) -> Pubkey:
@@ -298,7 +300,19 @@ async def open_context(
             resolver=resolver,
         )
         stack.push_async_callback(ctx.stop_keeping)
+        ctx.senders = senders_of(profile)
+        if ctx.senders is not None:
+            stack.push_async_callback(ctx.senders.close)
         yield ctx
+
+
+def senders_of(profile: Profile) -> Senders | None:
+    """The landing section's other senders and block engine, when it names any."""
+    landing = profile.landing
+    engine = profile.block_engine_url if landing.mode == "bundle" else None
+    if not landing.senders and engine is None:
+        return None
+    return Senders(landing.senders, engine, timeout=min(10.0, profile.timeout_seconds))
 
 
 def local_limiter(name: str, rate: float) -> Any:

@@ -26,9 +26,10 @@ from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
 from launchops.errors import APIStatusError, RpcUnavailable, SigningError
 from launchops.journal.records import Attempt, Created, LaunchRecord, Registered, Send
+from launchops.pipeline.bundling import submission_for
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
-from launchops.pipeline.submission import Submission, made_in
+from launchops.pipeline.submission import made_in
 from launchops.retries import INDEXER_WAIT, not_indexed_yet
 from launchops.states import Kind, LaunchState, Step
 
@@ -285,8 +286,11 @@ async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
 
 
 async def submit(ctx: LaunchContext, record: LaunchRecord) -> None:
-    """Send in order, rebroadcasting the same bytes, until each has landed."""
-    await Submission(ctx, record).run()
+    """Send in order, rebroadcasting the same bytes, until each has landed (as one bundle
+    with a tip, in a profile's bundle mode)."""
+    submission = await submission_for(ctx, record)
+    if submission is not None:
+        await submission.run()
 
 
 async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:

@@ -34,24 +34,29 @@ from dataclasses import replace
 
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
 
 from launchops.chain.fate import Fate, fate, stricter
 from launchops.chain.landing import Landing
 from launchops.chain.proofs import made_by
 from launchops.chain.signing import only_ours, resign
+from launchops.chain.sniping import buys_before, curve_vault
 from launchops.errors import RpcGone, RpcUnavailable, TransactionRejected
-from launchops.journal.records import Attempt, LaunchRecord, Send
+from launchops.journal.records import Attempt, LaunchRecord, Send, Spent
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
 from launchops.states import Kind, LaunchState, Outcome, Step
 
 MAX_RESIGNS = 3
+LAMPORTS_PER_SIGNATURE = 5000
 S = LaunchState
 log = logging.getLogger(__name__)
 
 
 class Submission:
     """What one submit works on: the attempt, its signed bytes and what became of each."""
+
+    mode = "plain"
 
     def __init__(self, ctx: LaunchContext, record: LaunchRecord) -> None:
         attempt = record.current
@@ -91,7 +96,12 @@ class Submission:
             else:
                 await self.resign_tail(index)  # and land it, from the same index
         await self.ctx.journal.record_sends(
-            self.key, self.attempt.number, self.sends, state=S.SUBMITTED, note="all landed"
+            self.key,
+            self.attempt.number,
+            self.sends,
+            state=S.SUBMITTED,
+            note="all landed",
+            spent=await self.settle(),
         )
 
     # ── one transaction ──────────────────────────────────────────────────────
@@ -169,7 +179,8 @@ class Submission:
 
     async def _send(self, index: int, skip: bool) -> bool:
         """Send (again); whether the next sends may skip preflight. A send the RPC did not
-        take is sent again at the next rebroadcast: only the chain says what landed."""
+        take is sent again at the next rebroadcast: only the chain says what landed. Once
+        the RPC took it (or may have), the profile's other senders send it too."""
         try:
             await self.ctx.rpc.send(self.signed[index], skip_preflight=skip)
         except TransactionRejected as exc:
@@ -186,9 +197,15 @@ class Submission:
         except RpcUnavailable as exc:
             self.taken.add(index)  # no answer: it may have been taken all the same
             log.info("launch %s: send %d not taken, sending again: %s", self.key, index + 1, exc)
+            await self._broadcast(index)
             return skip
         self.taken.add(index)
+        await self._broadcast(index)
         return True  # rebroadcasts: no second simulation
+
+    async def _broadcast(self, index: int) -> None:
+        if self.ctx.senders is not None:
+            await self.ctx.senders.broadcast(self.signed[index])
 
     def made(self, index: int) -> list[Pubkey]:
         """The accounts only transaction `index` makes, which prove it landed (`proofs`)."""
@@ -210,6 +227,29 @@ class Submission:
         return since
 
     # ── how it ends ──────────────────────────────────────────────────────────
+
+    def slots(self) -> dict[str, int | None]:
+        """The slot seen at the first send (this run's) and the slot the first landed in."""
+        first = self.sends[0].landing if self.sends else None
+        return {"sent_slot": self.floor.get(0), "landed_slot": first.slot if first else None}
+
+    async def settle(self) -> Spent:
+        """What the landed attempt cost (fees), and, for a bonding curve's first buy, the
+        buys of others that landed before it (read from the chain)."""
+        spent = Spent(mode=self.mode, fee_lamports=fees_of(self.signed), **self.slots())
+        if self.record.kind is not Kind.LAUNCH or self.attempt.created.genesis is None:
+            return spent
+        vault = curve_vault(self.record.launch, self.attempt.created.genesis)
+        if vault is None:
+            return spent
+        try:
+            others = await buys_before(
+                self.ctx.rpc, vault, [s.signature for s in self.sends], self.sends[-1].signature
+            )
+        except RpcUnavailable as exc:  # the launch landed: what is not known is only said
+            log.info("launch %s: could not read the curve's buys: %s", self.key, exc)
+            return spent
+        return replace(spent, sniped_by=tuple(others))
 
     async def keypairs(self) -> list[Keypair]:
         """Every key we sign with: the creator's, and a launch's first buyer's."""
@@ -300,6 +340,15 @@ class Submission:
             details=details,
             sends=self.sends,
         )
+
+
+def fees_of(signed: list[bytes] | tuple[bytes, ...]) -> int:
+    """Network fees of transactions that landed: 5,000 lamports a signature."""
+    return sum(
+        LAMPORTS_PER_SIGNATURE
+        * VersionedTransaction.from_bytes(raw).message.header.num_required_signatures
+        for raw in signed
+    )
 
 
 def made_in(attempt: Attempt, signed: list[bytes] | tuple[bytes, ...], index: int) -> list[Pubkey]:

@@ -54,6 +54,7 @@ class Bundle:
     txs: list[VersionedTransaction]
     raws: list[bytes]
     tip: int
+    received_slot: int = 0  # the slot it first came in
     landed_slot: int | None = None
     failed: str | None = None  # why it was dropped, when it was
     passed_over: int = 0  # slots it was passed over for its tip
@@ -97,7 +98,7 @@ class BlockEngine:
                 f"bundles must write lock at least one tip account and tip at least {MIN_TIP} "
                 "lamports to be eligible for the auction",
             )
-        self.bundles[bundle_id] = Bundle(bundle_id, txs, list(raws), tip)
+        self.bundles[bundle_id] = Bundle(bundle_id, txs, list(raws), tip, self.chain.slot)
         self.queued.append(bundle_id)
         return bundle_id
 
@@ -140,9 +141,13 @@ class BlockEngine:
             chain.record(tx, landed)
         bundle.landed_slot = slot
 
-    def counts(self) -> dict[str, int]:
-        """Bundles landed, dropped and in flight (what `/_sandbox/stats` shows)."""
-        found = {"landed": 0, "failed": 0, "pending": 0}
+    def counts(self) -> dict[str, Any]:
+        """Bundles landed, dropped and in flight, and the slots each landed one took from
+        its first arrival (what `/_sandbox/stats` shows)."""
+        found: dict[str, Any] = {"landed": 0, "failed": 0, "pending": 0}
+        found["slotsToLand"] = [
+            b.landed_slot - b.received_slot for b in self.bundles.values() if b.landed_slot
+        ]
         for bundle in self.bundles.values():
             kind = (
                 "landed"

@@ -184,7 +184,8 @@ class SandboxService:
         mint = Pubkey.from_string(created["mint"])
         if not self._indexed(mint):
             raise LaunchRejected("Genesis account not found on-chain")
-        launches.verify_on_chain(self.chain, body.launch, body.genesis_account, mint)
+        traded = self.store.get("curve", genesis) is not None  # a swap moved its curve
+        launches.verify_on_chain(self.chain, body.launch, body.genesis_account, mint, traded)
         return self._list(body, genesis, created["mint"])
 
     def _owns(self, wallet: Pubkey, agent: Pubkey, network: str) -> bool:

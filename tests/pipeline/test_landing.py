@@ -1,0 +1,96 @@
+"""Landing on a busy cluster: a profile's `landing:` section against the sandbox's busy
+chain (`congestion`), block engine and sniper. Bundle mode lands through congestion in a
+slot or two with one create each, its tip journaled and paid once; with a sniper, bundle
+mode's first buys all get the opening price and plain mode names each sniped launch."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import httpx
+from solders.pubkey import Pubkey
+
+from launchops.pipeline.batch import run_batch
+from launchops.pipeline.runner import run_launch, validate
+from launchops.sandbox import bonding
+from tests.support.pipeline import context_for, dump_yaml, set_faults, stats, write_launch
+
+BUNDLE = {"mode": "bundle", "tip_lamports": 10_000, "max_tip_lamports": 40_000}
+
+
+def curve_with_first_buy(folder: Path, key: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{key}.yaml"
+    document = {
+        "id": key,
+        "name": "Sniped Token",
+        "symbol": "SNIP",
+        "image": "https://gateway.irys.xyz/snip",
+        "bondingCurve": {"firstBuyAmount": "1"},
+    }
+    path.write_text(dump_yaml(document))
+    return path
+
+
+async def test_bundles_land_every_launch_through_congestion_in_a_slot_or_two(
+    sandbox_factory, tmp_path
+):
+    sandbox = sandbox_factory(slot_ms=100, seed=28)
+    set_faults(sandbox, congestion=0.9)
+    paths = [write_launch(tmp_path / "files", f"l{n}.yaml", key=f"busy-{n}") for n in range(20)]
+    async with context_for(sandbox, tmp_path, landing=BUNDLE, concurrency=10) as ctx:
+        rows = await run_batch(ctx, paths)
+        records = [await ctx.journal.get(row.key) for row in rows]
+    assert [row.state for row in rows] == ["registered"] * 20, [r.error for r in rows]
+    assert all(record.attempt == 1 for record in records)  # one create each
+    spent = [record.current.spent for record in records]
+    assert all(s.mode == "bundle" and s.tip_paid and s.tip_lamports == 10_000 for s in spent)
+    assert all(s.fee_lamports == 5000 * 5 for s in spent)  # 4 signatures to create, 1 to tip
+    served = stats(sandbox)
+    slots = served["bundles"]["slotsToLand"]  # from the bundle's first arrival, as it landed
+    assert len(slots) == 20 and statistics.median(slots) <= 2, slots
+    assert all(s.slots_to_land is not None for s in spent)  # as launchops saw it, journaled
+    assert served["rpc"].get("sendTransaction", 0) == 0  # never outside the bundle
+    assert served["bundles"]["landed"] == 20
+
+
+async def test_with_the_sniper_on_bundles_get_the_opening_price_and_plain_is_told(
+    sandbox_factory, tmp_path
+):
+    sandbox = sandbox_factory(slot_ms=40, seed=5)
+    set_faults(sandbox, sniper=0.5)
+    async with context_for(sandbox, tmp_path / "bundle", landing=BUNDLE) as ctx:
+        bundled = [
+            await run_launch(
+                ctx, (await validate(ctx, curve_with_first_buy(tmp_path, f"b{n}"))).key
+            )
+            for n in range(3)
+        ]
+        got = [await first_buy_tokens(ctx, record) for record in bundled]
+    async with context_for(sandbox, tmp_path / "plain") as ctx:
+        plain = [
+            await run_launch(
+                ctx, (await validate(ctx, curve_with_first_buy(tmp_path, f"p{n}"))).key
+            )
+            for n in range(2)
+        ]
+        got_plain = [await first_buy_tokens(ctx, record) for record in plain]
+    assert all(r.state == "registered" for r in [*bundled, *plain]), [
+        (r.state, r.last_error, r.error_details) for r in [*bundled, *plain]
+    ]
+    assert all(tokens == opening for tokens, opening in got)  # the opening price, each time
+    assert all(not r.current.spent.sniped_by for r in bundled)
+    sniped = set(httpx.get(f"{sandbox.url}/_sandbox/stats").json()["sniped"])
+    assert {r.genesis for r in [*bundled, *plain]} <= sniped  # the sniper bought every curve
+    for record, (tokens, opening) in zip(plain, got_plain, strict=True):
+        assert len(record.current.spent.sniped_by) == 1 and tokens < opening
+
+
+async def first_buy_tokens(ctx, record) -> tuple[int, int]:
+    """Tokens the first buy got, and what it would get at the curve's opening price."""
+    buy = bonding.first_buy(
+        record.launch, Pubkey.from_string(record.genesis), Pubkey.from_string(record.mint)
+    )
+    held = (await ctx.rpc.client.get_token_account_balance(buy.account)).value
+    return int(held.amount), buy.tokens
