@@ -30,7 +30,7 @@ SANDBOX_HINT = "start it: launchops sandbox serve (a launch starts one in-proces
 @dataclass(frozen=True)
 class Finding:
     """One check of `launchops check`: which (`service`, `cluster`, `key`, `journal`,
-    `prefect`), whether it passed, and what was found or what to fix."""
+    `block engine`, `prefect`), whether it passed, and what was found or what to fix."""
 
     check: str  # service, cluster, key, journal, prefect
     ok: bool
@@ -149,6 +149,30 @@ async def check_journal(profile: Profile) -> Finding:
     return Finding("journal", True, f"{shown} ({len(records)} entries)")
 
 
+async def check_block_engine(profile: Profile) -> Finding | None:
+    """The block engine of a bundle-mode profile answers getTipAccounts (None: no bundles)."""
+    from launchops.chain.senders import Senders
+
+    if profile.landing.mode != "bundle":
+        return None
+    url = profile.block_engine_url
+    if url is None:
+        return Finding("block engine", False, "mode: bundle needs landing.block_engine_url")
+    senders = Senders([], url, timeout=profile.timeout_seconds)
+    try:
+        accounts = await senders.tip_accounts()
+    except ChainError as exc:
+        return Finding(
+            "block engine",
+            False,
+            f"{url} did not answer getTipAccounts: {exc}; check "
+            "landing.block_engine_url (up to /api/v1)",
+        )
+    finally:
+        await senders.close()
+    return Finding("block engine", True, f"{url} answers: {len(accounts)} tip accounts")
+
+
 def check_prefect(exposure: Exposure) -> Finding:
     """The Prefect API: fine on loopback or behind auth; to fix when it answers anyone
     from other machines, or when PREFECT_API_URL is set and it cannot be asked."""
@@ -180,6 +204,9 @@ async def check_profile(
             check_journal(profile),
         ]
         found = [await check for check in checks]
+        engine = await check_block_engine(profile)
+        if engine is not None:
+            found.append(engine)
     finally:
         await rpc.close()
     if exposure is None or exposure.url is None:  # no server to speak of: nothing to say

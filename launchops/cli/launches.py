@@ -21,6 +21,7 @@ from launchops.cli.common import (
     short,
 )
 from launchops.cli.tables import shorten_addresses
+from launchops.states import Kind
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
@@ -260,13 +261,21 @@ def _print_status(profile: str, records: list[Any], events: list[Any]) -> None:
     from launchops.cli.tables import Column, Listing, print_listing
 
     columns = [Column("key", shrinks=True), Column("state"), Column("tries", right=True)]
-    columns += [Column("mint"), Column("updated")]
+    columns += [Column("mint"), Column("spent", right=True), Column("updated")]
     listing = Listing(f"launches · profile {profile}", columns)
+    total = 0
     for r in records:
         detail = r.registered.link if r.registered else r.last_error
+        if r.sniped_by:
+            detail = f"{detail or ''} · sniped: {len(r.sniped_by)} buys before its first buy"
         updated = r.updated_at.strftime("%m-%d %H:%M:%S")
-        listing.add([r.key, r.state, r.attempt, short(r.mint), updated], detail)
+        spent = r.lamports_spent if r.kind is Kind.LAUNCH else 0
+        total += spent
+        shown = str(spent) if spent else "-"
+        listing.add([r.key, r.state, r.attempt, short(r.mint), shown, updated], detail)
     print_listing(listing)
+    if total:
+        console().print(f"spent: {total} lamports in all (fees and tips)", markup=False)
     out = console()
     for at, step, message in events:
         line = f"  {at:%H:%M:%S} {step:<9} {shorten_addresses(message)}"

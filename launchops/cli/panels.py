@@ -50,6 +50,32 @@ def _landed(result: dict[str, Any]) -> str:
     )
 
 
+def spent_line(result: dict[str, Any]) -> str:
+    """`25000 lamports: fees 15000, tip 10000 (bundle); attempt 1 tip 5000 not paid`."""
+    attempts = result.get("spent") or []
+    fees = sum(a.get("feeLamports", 0) for a in attempts)
+    tips = sum(a.get("tipLamports", 0) for a in attempts if a.get("tipPaid"))
+    modes = "/".join(dict.fromkeys(a.get("mode", "plain") for a in attempts))
+    line = (
+        f"{result.get('lamportsSpent', fees + tips)} lamports: fees {fees}, tips {tips} ({modes})"
+    )
+    unpaid = [a for a in attempts if a.get("tipLamports") and not a.get("tipPaid")]
+    for attempt in unpaid:
+        line += f"; attempt {attempt['attempt']} offered {attempt['tipLamports']}, not paid"
+    return line
+
+
+def sniped_line(signatures: list[str]) -> str:
+    """Plain mode's finding: others bought before the creator's first buy."""
+    count = len(signatures)
+    shown = ", ".join(short(s) for s in signatures[:3])
+    return (
+        f"{count} buy{'s' if count > 1 else ''} of others landed between the create and "
+        f"your first buy ({shown}): it paid more than the opening price; landing.mode: "
+        "bundle leaves no gap"
+    )
+
+
 def explorer_note(settings: Profile) -> str:
     """Why a result has no explorer links."""
     if settings.service == "sandbox":
@@ -74,6 +100,10 @@ def print_launch(result: dict[str, Any], written: Path, settings: Profile, again
     links = [explorer.get("mint"), *(explorer.get("transactions") or [])]
     if not any(links) and (result.get("mint") or result.get("signatures")):
         grid.add("explorer", explorer.get("note") or explorer_note(settings))
+    if result.get("spent"):
+        grid.add("spent", spent_line(result))
+    if result.get("snipedBy"):
+        grid.add("sniped", sniped_line(result["snipedBy"]))
     if result.get("error"):
         grid.add("error", shorten_addresses(result["error"]))
     for detail in result.get("errorDetails") or []:
@@ -135,6 +165,8 @@ def print_dry_run(report: dict[str, Any]) -> None:
         else:
             grid.add(label, f"would fail: {shorten_addresses(text)}")
         clean = False
+    if report.get("landing"):
+        grid.add("landing", report["landing"])
     out.print(grid.table, soft_wrap=False)
 
 

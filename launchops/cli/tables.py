@@ -141,6 +141,13 @@ def print_batch(result: dict[str, Any], as_json: bool, what: str) -> None:
         rows = result["launches"]
         listing = _funding(title, rows) if what == "funding" else _launches(title, rows, out.width)
         out.print(listing.render(out.width), soft_wrap=False)
+        spent = result.get("spent") or {}
+        if spent.get("lamportsSpent"):
+            out.print(
+                f"spent:   {spent['lamportsSpent']} lamports in all (tips "
+                f"{spent.get('tipLamports', 0)})",
+                markup=False,
+            )
         for label, path in (
             ("reports:", result["reports"]["json"]),
             ("", result["reports"]["csv"]),
@@ -164,7 +171,10 @@ def _launches(title: str, rows: list[dict[str, Any]], width: int) -> Listing:
         cells = [row["key"] or row["file"], str(row["state"]), short(row["mint"])]
         if wide:
             cells.append(row["file"])
-        listing.add(cells, _one_line(row["error"]) or row.get("launchPage") or _when(row))
+        detail = _one_line(row["error"]) or row.get("launchPage") or _when(row)
+        if row.get("sniped"):
+            detail = f"{detail or ''} · sniped: {row['sniped']} buys of others before its first buy"
+        listing.add(cells, detail)
     return listing
 
 

@@ -56,6 +56,21 @@ class Landing(BaseModel):
         """The tip of create `attempt` (1, 2, ...): doubling, at most the max."""
         return min(self.max_tip_lamports, self.tip_lamports * 2 ** max(0, attempt - 1))
 
+    def describe(self, transactions: int) -> str:
+        """What a launch of `transactions` would spend beyond fees (what --dry-run says)."""
+        fees = f"{transactions} transactions"
+        through = f" through {1 + len(self.senders)} senders" if self.senders else ""
+        if self.mode == "plain":
+            return f"{fees} sent plainly{through}; no tip"
+        if transactions > MAX_BUNDLED:
+            if self.too_long == "refuse":
+                return f"{fees}: more than a bundle holds ({MAX_BUNDLED}); it would be refused"
+            return f"{fees}: more than a bundle holds ({MAX_BUNDLED}); sent plainly, no tip"
+        return (
+            f"{fees} and a tip as one bundle: a tip of {self.tip_for(1)} lamports, paid only "
+            f"if it lands; doubled at each create again, up to {self.max_tip_lamports}"
+        )
+
     def engine_url(self, rpc_url: str, sandbox: bool) -> str | None:
         """The block engine's URL (up to /api/v1): the one given, else a sandbox's own."""
         if self.block_engine_url:

@@ -309,6 +309,21 @@ class LaunchRecord:
     attempts: list[Attempt] = field(default_factory=list)
     result: dict[str, Any] | None = None  # what the last step answered, as the row keeps it
 
+    @property
+    def lamports_spent(self) -> int:
+        """Fees and tips every attempt took from the creator."""
+        return sum(a.spent.lamports for a in self.attempts if a.spent)
+
+    @property
+    def tips_paid(self) -> int:
+        return sum(a.spent.tip_lamports for a in self.attempts if a.spent and a.spent.tip_paid)
+
+    @property
+    def sniped_by(self) -> tuple[str, ...]:
+        """Buys of others found between the create and the first buy (the landed attempt)."""
+        spent = self.current.spent if self.current else None
+        return spent.sniped_by if spent else ()
+
     @cached_property
     def launch_order(self) -> LaunchOrder:
         """The launch, its agent and its secrets' names (a launch's record only)."""

@@ -61,6 +61,9 @@ class LaunchResult:
     error: str | None = None
     error_details: tuple[Any, ...] = ()
     explorer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    lamports_spent: int = 0  # fees and tips its attempts took from the creator
+    spent: tuple[Mapping[str, Any], ...] = ()  # per attempt: mode, fees, tip offered, paid
+    sniped_by: tuple[str, ...] = ()  # buys of others between the create and the first buy
 
     @property
     def finished(self) -> bool:
@@ -102,6 +105,13 @@ class LaunchResult:
             error=record.last_error,
             error_details=tuple(record.error_details or ()),
             explorer=MappingProxyType(explorer),
+            lamports_spent=record.lamports_spent,
+            spent=tuple(
+                MappingProxyType({"attempt": a.number, **a.spent.to_json()})
+                for a in record.attempts
+                if a.spent
+            ),
+            sniped_by=record.sniped_by,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -290,6 +290,9 @@ async def _fill(
         return
     row.mint = record.mint
     row.launch_page = record.registered.link if record.registered else None
+    if record.kind is Kind.LAUNCH and any(a.spent for a in record.attempts):
+        row.lamports_spent, row.tip_lamports = record.lamports_spent, record.tips_paid
+        row.sniped = len(record.sniped_by)
     if record.kind is not Kind.LAUNCH:
         row.agent, row.amount = str(record.order.agent), str(record.order.amount)
         row.signature = record.signatures[-1] if record.signatures else None

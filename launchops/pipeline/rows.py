@@ -13,7 +13,12 @@ from typing import Any
 
 from launchops.states import Kind, LaunchState, done
 
-_CAMEL = {"launch_page": "launchPage", "scheduled_for": "scheduledFor"}
+_CAMEL = {
+    "launch_page": "launchPage",
+    "scheduled_for": "scheduledFor",
+    "lamports_spent": "lamportsSpent",
+    "tip_lamports": "tipLamports",
+}
 
 
 class RowStatus(StrEnum):
@@ -45,6 +50,9 @@ class BatchRow:
     amount: str | None = None  # a transfer's SOL
     signature: str | None = None  # a transfer's (last) signature
     scheduled_for: str | None = None  # a scheduled file's time (UTC), or its cron expression
+    lamports_spent: int | None = None  # fees and tips its attempts took (a launch's)
+    tip_lamports: int | None = None  # tips paid to a block engine, of those
+    sniped: int | None = None  # buys of others between its create and its first buy
     kind: Kind = Kind.LAUNCH  # what `state` means by finished (not in the reports)
 
     def as_json(self) -> dict[str, Any]:
@@ -90,12 +98,22 @@ def counts(rows: list[BatchRow]) -> dict[str, int]:
     return dict(sorted(found.items()))
 
 
+def spent(rows: list[BatchRow]) -> dict[str, int]:
+    """The batch's total of lamports spent (fees and tips) and of tips among them."""
+    return {
+        "lamportsSpent": sum(row.lamports_spent or 0 for row in rows),
+        "tipLamports": sum(row.tip_lamports or 0 for row in rows),
+    }
+
+
 def write_reports(rows: list[BatchRow], folder: Path, name: str) -> tuple[Path, Path]:
-    """`<name>.json` and `<name>.csv` in `folder`: key, state, page, mint, error per launch."""
+    """`<name>.json` and `<name>.csv` in `folder`: key, state, page, mint, error, lamports
+    spent per launch (and the batch's total in the JSON)."""
     folder.mkdir(parents=True, exist_ok=True)
     as_json, as_csv = folder / f"{name}.json", folder / f"{name}.csv"
     records = [row.as_json() for row in rows]
-    as_json.write_text(json.dumps({"counts": counts(rows), "launches": records}, indent=2) + "\n")
+    document = {"counts": counts(rows), "spent": spent(rows), "launches": records}
+    as_json.write_text(json.dumps(document, indent=2) + "\n")
     with as_csv.open("w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(BatchRow(file="").as_json()))
         writer.writeheader()
@@ -120,6 +138,7 @@ def batch_result(
         "ok": all(row.finished_or_elsewhere for row in rows) and stopped is None,
         "stopped": stopped,
         "counts": counts(rows),
+        "spent": spent(rows),
         "launches": [row.as_json() for row in rows],
         "reports": {"json": str(as_json), "csv": str(as_csv)},
     }
@@ -131,5 +150,6 @@ __all__ = [
     "batch_result",
     "counts",
     "report_name",
+    "spent",
     "write_reports",
 ]

@@ -190,6 +190,7 @@ async def dry_run(ctx: LaunchContext, path: Path) -> dict[str, Any]:
         "mint": str(created.mint_address),
         "genesisAccount": str(created.genesis_account),
         "simulations": results,
+        "landing": ctx.profile.landing.describe(len(created.transactions)),
         "note": "later transactions build on earlier ones, which a dry run does not send, so "
         "their simulation may fail for that reason alone",
     }
@@ -224,4 +225,7 @@ def summary(profile: Profile, record: LaunchRecord) -> dict[str, Any]:
         },
         "error": record.last_error,
         "errorDetails": record.error_details,
+        "lamportsSpent": record.lamports_spent,
+        "spent": [{"attempt": a.number, **a.spent.to_json()} for a in record.attempts if a.spent],
+        "snipedBy": list(record.sniped_by),
     }
