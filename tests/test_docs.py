@@ -38,6 +38,7 @@ CLAIMS = {
     "After the launch: agents, creator rewards, launch status": COMMANDS,
     "Using launchops from Python": "tests/test_readme_python.py",
     "The client library": THIS,
+    "Landing on a busy cluster": "tests/test_readme_landing.py",
     "The sandbox": THIS,  # its Python; its shell block: COMMANDS
     "Development": THIS,
 }

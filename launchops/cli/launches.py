@@ -288,7 +288,7 @@ async def _read_journal(settings: Profile, key: str | None) -> tuple[list[Any], 
     journal = await Journal.open(settings.journal)
     try:
         if key is None:
-            return await journal.all(), []
+            return await journal.all(attempts=True), []
         record = await journal.get(key)
         return ([record] if record else []), (await journal.events(key) if record else [])
     finally:

@@ -48,6 +48,7 @@ from launchops.journal.rows import (
     sync_url,
     utc,
 )
+from launchops.journal.tables import attempts as attempts_table
 from launchops.journal.tables import events, launches
 from launchops.states import Kind, LaunchState, Outcome, Step
 
@@ -161,8 +162,14 @@ class Journal(Leases):
             return read_record(conn, key)
 
     async def all(
-        self, *, kind: Kind | None = None, states: Sequence[LaunchState] | None = None
+        self,
+        *,
+        kind: Kind | None = None,
+        states: Sequence[LaunchState] | None = None,
+        attempts: bool = False,
     ) -> list[LaunchRecord]:
+        """Every launch (of `kind`, in `states`); with `attempts`, each with its attempts
+        (what `status` totals spending from), read in one more query."""
         query = select(launches).order_by(launches.c.created_at, launches.c.key)
         if kind:
             query = query.where(launches.c.kind == str(kind))
@@ -171,7 +178,11 @@ class Journal(Leases):
 
         def read() -> list[LaunchRecord]:
             with self.engine.connect() as conn:
-                return [record_of(row, []) for row in conn.execute(query)]
+                tried: dict[str, list[Any]] = {}
+                if attempts:
+                    for row in conn.execute(select(attempts_table).order_by("number")):
+                        tried.setdefault(row.key, []).append(row)
+                return [record_of(row, tried.get(row.key, [])) for row in conn.execute(query)]
 
         return await self._run(read)
 
