@@ -22,6 +22,8 @@ MIN_TIP = 1000  # lamports, Jito's minimum
 
 
 class Landing(BaseModel):
+    """A profile's `landing:` section, as the module's text describes it."""
+
     model_config = ConfigDict(extra="forbid")
 
     mode: Literal["plain", "bundle"] = "plain"

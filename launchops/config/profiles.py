@@ -13,7 +13,7 @@ import socket
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from launchops.api.errors import InvalidInputError, LaunchFileError
@@ -158,6 +158,15 @@ class Profile(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (env_settings, init_settings)  # the environment wins over files
+
+    @model_validator(mode="after")
+    def _bundles_need_an_engine(self) -> Profile:
+        if self.landing.mode == "bundle" and self.block_engine_url is None:
+            raise ValueError(
+                "landing.block_engine_url: mode bundle needs the block engine's URL, e.g. "
+                "https://mainnet.block-engine.jito.wtf/api/v1"
+            )
+        return self
 
     # True when rpc_url was not given but follows the sandbox service at base_url.
     _rpc_from_service: bool = PrivateAttr(default=False)

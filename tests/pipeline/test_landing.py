@@ -14,7 +14,16 @@ from solders.pubkey import Pubkey
 from launchops.pipeline.batch import run_batch
 from launchops.pipeline.runner import run_launch, validate
 from launchops.sandbox import bonding
-from tests.support.pipeline import context_for, dump_yaml, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    RECIPIENT,
+    context_for,
+    dump_yaml,
+    future,
+    launch_document,
+    set_faults,
+    stats,
+    write_launch,
+)
 
 BUNDLE = {"mode": "bundle", "tip_lamports": 10_000, "max_tip_lamports": 40_000}
 
@@ -94,3 +103,91 @@ async def first_buy_tokens(ctx, record) -> tuple[int, int]:
     )
     held = (await ctx.rpc.client.get_token_account_balance(buy.account)).value
     return int(held.amount), buy.tokens
+
+
+async def test_a_bundle_passed_over_for_its_tip_expires_and_the_next_create_tips_double(
+    sandbox_factory, tmp_path
+):
+    sandbox = sandbox_factory(slot_ms=10, seed=3)
+    set_faults(sandbox, tip_floor_lamports=15_000)  # 10,000 is passed over, 20,000 is not
+    path = write_launch(tmp_path / "files", "floor.yaml", key="floor")
+    async with context_for(sandbox, tmp_path, landing=BUNDLE, rebroadcast_seconds=0.2) as ctx:
+        record = await run_launch(ctx, (await validate(ctx, path)).key)
+    assert record.state == "registered", (record.last_error, record.error_details)
+    first, second = record.attempts
+    assert (first.outcome, first.spent.tip_lamports, first.spent.tip_paid) == (
+        "expired",
+        10_000,
+        False,
+    )
+    assert (second.spent.tip_lamports, second.spent.tip_paid) == (20_000, True)
+    assert record.lamports_spent == second.spent.fee_lamports + 20_000  # the unpaid tip: 0
+    assert stats(sandbox)["rpc"].get("sendTransaction", 0) == 0
+
+
+async def test_plain_sends_go_through_every_sender_too(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory(slot_ms=20, seed=9)
+    other = sandbox_factory(slot_ms=20)  # a sender that is not the profile's RPC
+    path = write_launch(tmp_path / "files", "senders.yaml", key="senders")
+    landing = {"senders": [other.rpc_url]}
+    async with context_for(sandbox, tmp_path, landing=landing) as ctx:
+        record = await run_launch(ctx, (await validate(ctx, path)).key)
+    assert record.state == "registered"
+    sent = stats(other)["rpc"].get("sendTransaction", 0)
+    assert sent >= len(record.current.signed)  # each transaction went through it as well
+    assert record.current.spent.mode == "plain" and not record.current.spent.tip_lamports
+
+
+async def test_a_create_too_long_for_a_bundle_is_sent_plainly_or_refused(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory(slot_ms=20)
+    many = [
+        {
+            "name": f"Team {n}",
+            "recipient": RECIPIENT,
+            "tokenAmount": 1_000_000,
+            "vestingStartTime": future(33),
+            "vestingDuration": {"value": 1, "unit": "YEAR"},
+            "unlockSchedule": "MONTH",
+        }
+        for n in range(14)
+    ]
+    files = tmp_path / "files"
+    plain = write_launch(
+        files,
+        "long.yaml",
+        key="long",
+        launchpool={**launch_document()["launchpool"], "lockedAllocations": many},
+    )
+    refused = write_launch(
+        files,
+        "refused.yaml",
+        key="refused",
+        symbol="REF",
+        launchpool={**launch_document()["launchpool"], "lockedAllocations": many},
+    )
+    async with context_for(sandbox, tmp_path / "a", landing=BUNDLE) as ctx:
+        sent = await run_launch(ctx, (await validate(ctx, plain)).key)
+    refuse = {**BUNDLE, "too_long": "refuse"}
+    async with context_for(sandbox, tmp_path / "b", landing=refuse) as ctx:
+        stopped = await run_launch(ctx, (await validate(ctx, refused)).key)
+    assert len(sent.current.signed) > 4
+    assert sent.state == "registered" and sent.current.spent.mode == "plain"
+    assert stopped.state == "failed" and "landing.too_long: plain" in stopped.last_error
+    assert not stopped.current.anything_sent
+
+
+async def test_a_journal_made_before_spending_was_kept_gains_its_column(tmp_path):
+    import sqlite3
+
+    from launchops.journal.store import Journal
+
+    url = f"sqlite:///{tmp_path / 'journal.db'}"
+    journal = await Journal.open(url)
+    await journal.close()
+    with sqlite3.connect(tmp_path / "journal.db") as db:
+        db.execute("alter table create_attempts drop column spent")
+    journal = await Journal.open(url)
+    await journal.close()
+    with sqlite3.connect(tmp_path / "journal.db") as db:
+        columns = [row[1] for row in db.execute("pragma table_info(create_attempts)")]
+    assert "spent" in columns
