@@ -18,7 +18,6 @@ from typing import Any
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
-from launchops.api import programs as p
 from launchops.api.allocations import BondingCurveAllocation
 from launchops.api.amounts import base_units
 from launchops.api.models import LaunchConfig
@@ -35,6 +34,7 @@ class _Curve:
     genesis: str
     config: LaunchConfig
     buy: bonding.FirstBuy | None
+    bucket: Pubkey  # the curve bucket's token account
     sold: int = 0  # tokens the sniper took
     paid: int = 0  # lamports the sniper put in, fees left out
 
@@ -55,7 +55,8 @@ class Sniper:
         if not any(isinstance(a, BondingCurveAllocation) for a in config.allocations):
             return
         bucket = next(b for b in plan_buckets(config, genesis, mint) if b.kind == "bondingCurveV2")
-        curve = _Curve(str(genesis), config, bonding.first_buy(config, genesis, mint))
+        buy = bonding.first_buy(config, genesis, mint)
+        curve = _Curve(str(genesis), config, buy, bucket.account)
         self.curves[bucket.account] = curve
         if curve.buy is not None:
             self.first_buys[curve.buy.account] = curve
@@ -97,17 +98,5 @@ class Sniper:
             // (virtual_quote + curve.paid + buy.lamports)
         )
         cut = buy.tokens - max(0, fair)
-        if cut <= 0:
-            return
-        mint = p.read_token_account(bytes(self._account(buy.account))).mint
-        bucket = next(
-            b
-            for b in plan_buckets(curve.config, Pubkey.from_string(curve.genesis), mint)
-            if b.kind == "bondingCurveV2"
-        )
-        self.rewards.move_tokens(buy.account, bucket.account, cut)
-
-    def _account(self, key: Pubkey) -> bytes:
-        account = self.chain.account(key)
-        assert account is not None
-        return bytes(account.data)
+        if cut > 0:
+            self.rewards.move_tokens(buy.account, curve.bucket, cut)
