@@ -85,7 +85,8 @@ class Submission:
                 self.sends[index] = self.sends[index].landed(landing)
                 index += 1
             elif landing is not None:
-                await self.stop(index, f"transaction {index + 1} failed on chain: {landing.err}")
+                failed = f"transaction {index + 1} failed on chain: {landing.err}"
+                await self.stop(index, failed, paid=index + 1)
                 return
             elif index == 0:
                 await self.expire()
@@ -320,8 +321,15 @@ class Submission:
             self.key, Step.SUBMIT, "blockhash expired, nothing landed: creating again"
         )
 
-    async def stop(self, index: int, why: str) -> None:
-        """Nothing more can be done here: what landed and what did not, for a person."""
+    async def stop(self, index: int, why: str, paid: int | None = None) -> None:
+        """Nothing more can be done here: what landed and what did not, for a person, and
+        the fees of the `paid` first transactions (those that landed, failed or not)."""
+        paid = index if paid is None else paid
+        if paid:
+            spent = Spent(mode=self.mode, fee_lamports=fees_of(self.signed[:paid]))
+            await self.ctx.journal.record_sends(
+                self.key, self.attempt.number, self.sends, spent=spent
+            )
         created = self.attempt.created
         details = [
             {

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import httpx
 from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
 
 from launchops.pipeline.batch import run_batch
+from launchops.pipeline.rows import spent as spent_in
 from launchops.pipeline.runner import run_launch, validate
+from launchops.results import LaunchResult
 from launchops.sandbox import bonding
 from tests.support.pipeline import (
     RECIPIENT,
@@ -56,6 +59,8 @@ async def test_bundles_land_every_launch_through_congestion_in_a_slot_or_two(
     spent = [record.current.spent for record in records]
     assert all(s.mode == "bundle" and s.tip_paid and s.tip_lamports == 10_000 for s in spent)
     assert all(s.fee_lamports == 5000 * 5 for s in spent)  # 4 signatures to create, 1 to tip
+    assert all(row.lamports_spent == 25_000 + 10_000 and row.tip_lamports == 10_000 for row in rows)
+    assert spent_in(rows) == {"lamportsSpent": 20 * 35_000, "tipLamports": 20 * 10_000}
     served = stats(sandbox)
     slots = served["bundles"]["slotsToLand"]  # from the bundle's first arrival, as it landed
     assert len(slots) == 20 and statistics.median(slots) <= 2, slots
@@ -94,6 +99,8 @@ async def test_with_the_sniper_on_bundles_get_the_opening_price_and_plain_is_tol
     assert {r.genesis for r in [*bundled, *plain]} <= sniped  # the sniper bought every curve
     for record, (tokens, opening) in zip(plain, got_plain, strict=True):
         assert len(record.current.spent.sniped_by) == 1 and tokens < opening
+        result = LaunchResult.of(ctx.profile, record).to_json()
+        assert result["snipedBy"] == list(record.sniped_by) and result["lamportsSpent"] > 0
 
 
 async def first_buy_tokens(ctx, record) -> tuple[int, int]:
@@ -191,3 +198,17 @@ async def test_a_journal_made_before_spending_was_kept_gains_its_column(tmp_path
     with sqlite3.connect(tmp_path / "journal.db") as db:
         columns = [row[1] for row in db.execute("pragma table_info(create_attempts)")]
     assert "spent" in columns
+
+
+async def test_the_fees_of_a_launch_stopped_halfway_are_journaled(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory(slot_ms=20)
+    set_faults(sandbox, fail_tail_next=1)  # its first transaction lands, the second fails
+    path = write_launch(tmp_path / "files", "half.yaml", key="half")
+    async with context_for(sandbox, tmp_path) as ctx:
+        record = await run_launch(ctx, (await validate(ctx, path)).key)
+    assert record.state == "needs_attention"
+    paid = 5000 * sum(
+        VersionedTransaction.from_bytes(raw).message.header.num_required_signatures
+        for raw in record.current.signed
+    )
+    assert record.current.spent.fee_lamports == paid == record.lamports_spent

@@ -10,6 +10,7 @@ import base64
 import base58
 import httpx
 import pytest
+from solders.hash import Hash
 from solders.keypair import Keypair
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
@@ -149,8 +150,6 @@ def test_the_block_engine_answers_on_jitos_paths(sandbox_factory):
     blockhash = httpx.post(
         sandbox.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getLatestBlockhash"}
     ).json()["result"]["value"]["blockhash"]
-    from solders.hash import Hash
-
     ix = transfer(
         TransferParams(
             from_pubkey=payer.pubkey(), to_pubkey=Pubkey.from_string(tips[5]), lamports=1000
@@ -167,5 +166,14 @@ def test_the_block_engine_answers_on_jitos_paths(sandbox_factory):
     refused = call("bundles", "sendBundle", [["notatransaction"]])
     assert refused["error"]["code"] == -32602
     assert call("bundles", "nope", [])["error"]["code"] == -32601
+    plain = transfer(
+        TransferParams(from_pubkey=payer.pubkey(), to_pubkey=Keypair().pubkey(), lamports=10**6)
+    )
+    sent = VersionedTransaction(
+        MessageV0.try_compile(payer.pubkey(), [plain], [], Hash.from_string(blockhash)), [payer]
+    )
+    encoded = base64.b64encode(bytes(sent)).decode()
+    answer = call("transactions", "sendTransaction", [encoded, {"encoding": "base64"}])
+    assert answer["result"] == str(sent.signatures[0])
     unknown = call("bundles", "getInflightBundleStatuses", [["00" * 32]])["result"]["value"]
     assert unknown == [{"bundle_id": "00" * 32, "status": "Invalid", "landed_slot": None}]
