@@ -52,9 +52,13 @@ async def submission_for(ctx: LaunchContext, record: LaunchRecord) -> Submission
     attempt = record.current
     assert attempt is not None and attempt.signed is not None
     landing = ctx.profile.landing
-    started_plain = attempt.spent is not None and attempt.spent.mode == "plain"
-    if landing.mode != "bundle" or record.kind is not Kind.LAUNCH or started_plain:
-        return Submission(ctx, record)
+    started = attempt.spent.mode if attempt.spent is not None else None  # a re-run's
+    engine = ctx.senders is not None and ctx.senders.bundles is not None
+    if started == "bundle" and engine:
+        return BundleSubmission(ctx, record)  # the same bundle, whatever the profile says now
+    plain_before = started == "plain" or (started is None and attempt.anything_sent)
+    if landing.mode != "bundle" or record.kind is not Kind.LAUNCH or plain_before:
+        return Submission(ctx, record)  # an attempt sent plainly goes on so
     count = len(attempt.signed)
     if count <= MAX_BUNDLED:
         return BundleSubmission(ctx, record)

@@ -13,10 +13,12 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
 from launchops.pipeline.batch import run_batch
+from launchops.pipeline.bundling import BundleSubmission
 from launchops.pipeline.rows import spent as spent_in
-from launchops.pipeline.runner import run_launch, validate
+from launchops.pipeline.runner import run_launch, run_step, validate
 from launchops.results import LaunchResult
 from launchops.sandbox import bonding
+from launchops.states import Step
 from tests.support.pipeline import (
     RECIPIENT,
     context_for,
@@ -212,3 +214,26 @@ async def test_the_fees_of_a_launch_stopped_halfway_are_journaled(sandbox_factor
         for raw in record.current.signed
     )
     assert record.current.spent.fee_lamports == paid == record.lamports_spent
+
+
+async def test_a_run_killed_after_its_bundle_left_sends_the_same_bundle_again(
+    sandbox_factory, tmp_path
+):
+    sandbox = sandbox_factory(slot_ms=20)
+    path = write_launch(tmp_path / "files", "killed.yaml", key="killed")
+    async with context_for(sandbox, tmp_path, landing=BUNDLE) as ctx:
+        key = (await validate(ctx, path)).key
+        await run_step(Step.CREATE, ctx, key)
+        await run_step(Step.SIGN, ctx, key)
+        async with ctx.holding(key):  # the killed run: its tip journaled, one bundle sent
+            first = BundleSubmission(ctx, await ctx.journal.get(key))
+            await first.offer_tip()
+            await first.engine.send_bundle([*first.signed, first.tip_raw])
+    async with context_for(sandbox, tmp_path, landing=BUNDLE) as ctx:
+        record = await run_launch(ctx, key)
+        tip_account = Pubkey.from_string(record.current.spent.tip_account)
+        held = await ctx.rpc.balance(tip_account)
+        rent = (await ctx.rpc.client.get_minimum_balance_for_rent_exemption(0)).value
+    assert record.state == "registered" and record.attempt == 1
+    assert record.current.spent.tip_signature == first.tip.tip_signature
+    assert held == rent + 10_000  # tipped once
