@@ -12,11 +12,11 @@ import httpx
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
+from launchops.library.results import LaunchResult
 from launchops.pipeline.batch import run_batch
 from launchops.pipeline.bundling import BundleSubmission
 from launchops.pipeline.rows import spent as spent_in
 from launchops.pipeline.runner import run_launch, run_step, validate
-from launchops.results import LaunchResult
 from launchops.sandbox import bonding
 from launchops.states import Step
 from tests.support.pipeline import (
