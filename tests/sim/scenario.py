@@ -69,6 +69,7 @@ class Scenario:
     lease_thief: float | None  # a second worker takes a lease every this many seconds
     fail_tail: bool  # one launch's later transactions fail on chain (a person's case)
     pause: float  # seconds before the user runs it again (blockhashes die, nodes forget)
+    landing: dict[str, Any] = field(default_factory=dict)  # the profile's landing: section
     extra: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
@@ -127,6 +128,7 @@ def draw(seed: int, *, drivers: tuple[str, ...] = ("plain",)) -> Scenario:
     gone = rng.choice(GONE) if rng.random() < 0.12 else None
     journal_outage = (round(rng.uniform(0.2, 2.0), 2), round(rng.uniform(0.2, 1.5), 2))
     journal_outage = journal_outage if rng.random() < 0.15 else None
+    landing = _landing(seed, faults)
     lease_thief = round(rng.uniform(0.3, 1.5), 2) if rng.random() < 0.15 else None
     in_process = driver == "plain"  # what only an in-process run can have done to it
     if driver != "cli":
@@ -150,4 +152,20 @@ def draw(seed: int, *, drivers: tuple[str, ...] = ("plain",)) -> Scenario:
         lease_thief=lease_thief,
         fail_tail=fail_tail,
         pause=rng.choice([0.0, 0.0, 0.5, 2.0]),
+        landing=landing,
     )
+
+
+def _landing(seed: int, faults: dict[str, Any]) -> dict[str, Any]:
+    """How the seed's launches reach the leader, and how busy the cluster is: plain sends
+    or Jito bundles (a tip floor above the first tip passing bundles over until a create
+    again tips more), on a quiet or a congested cluster. Drawn apart (from "landing SEED"),
+    so the seeds drawn before bundles existed keep their scenario."""
+    rng = random.Random(f"landing {seed}")
+    if rng.random() < 0.3:
+        faults["congestion"] = rng.choice([0.5, 0.9])
+    if rng.random() >= 0.35:
+        return {}
+    if rng.random() < 0.3:
+        faults["tip_floor_lamports"] = rng.choice([1500, 3000])
+    return {"mode": "bundle", "tip_lamports": 1000, "max_tip_lamports": 4000}

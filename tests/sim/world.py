@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import sqlite3
 import time
@@ -67,11 +68,14 @@ class Seeded:
         }
         if self.scenario.ws:
             del values["LAUNCHOPS_WS_URL"]
+        if self.scenario.landing:
+            values["LAUNCHOPS_LANDING"] = json.dumps(self.scenario.landing)
         return values
 
     def profile(self) -> dict[str, Any]:
         """The same settings as profile overrides, for an in-process run."""
-        return {**PROFILE, "ws_url": None if self.scenario.ws else "none"}
+        landing = {"landing": self.scenario.landing} if self.scenario.landing else {}
+        return {**PROFILE, "ws_url": None if self.scenario.ws else "none", **landing}
 
 
 def place(scenario: Scenario, root: Path) -> Seeded:
