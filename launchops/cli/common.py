@@ -100,6 +100,7 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
     """
     from launchops.errors import (
         InvalidInputError,
+        LaunchFileError,
         LaunchOpsError,
         NetworkError,
         ScheduledLater,
@@ -111,6 +112,10 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
         yield
     except (WrongCluster, UnknownLaunch, ScheduledLater) as exc:  # refused: nothing sent, exit 2
         raise refuse(str(exc)) from None
+    except LaunchFileError as exc:  # a file's problems: one line each, file, line, field, rule
+        for problem in exc.file_problems:
+            error_line(str(problem))
+        raise typer.Exit(1) from None
     except InvalidInputError as exc:
         err = error_line("invalid input")
         for field, message in exc.problems or [("", str(exc))]:
