@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from launchops.cli.command import Call, shared
-from launchops.cli.common import console, print_json, run, short
+from launchops.cli.common import console, print_json, short
 
 if TYPE_CHECKING:
     from launchops.api.client import AsyncServiceClient
@@ -44,7 +44,7 @@ def with_client(call: Call, work: Callable[[AsyncServiceClient], Awaitable[T]]) 
         async with AsyncServiceClient(settings.base_url, network=net) as client:
             return await work(client)
 
-    return run(main())
+    return call.run(main)  # in the embedded sandbox, as `launch`, on the sandbox profile
 
 
 def _when(value: Any) -> str:
@@ -98,9 +98,8 @@ def agents_list(
         print_json([a.to_json_echo() for a in agents])
         return
     _print_agents(agents, footer)
-    if not agents:
-        filtered = any(value not in (None, "latest") for value in filters.values())
-        _empty_hint(call, filtered or page > 1)
+    if not agents and page == 1:
+        _empty_hint(call, any(value not in (None, "latest") for value in filters.values()))
 
 
 def _print_agents(agents: list[Any], footer: str) -> None:
@@ -128,12 +127,13 @@ def _print_agents(agents: list[Any], footer: str) -> None:
 
 
 def _empty_hint(call: Call, filtered: bool) -> None:
-    """On a sandbox, what fills its registry: `sandbox seed`, and `--owner` for agents the
-    profile's key owns (withdraw and agent launches need them)."""
+    """On a sandbox, what fills its registry: `sandbox seed` (its agents include active
+    ones named for each skill, `research` first), and `--owner` for agents the profile's
+    key owns (withdraw and agent launches need them)."""
     from launchops.errors import LaunchOpsError
 
     settings = call.settings
-    if settings.service != "sandbox" or filtered:
+    if settings.service != "sandbox":
         return
     owner = "<your key>"
     if not settings.keypair.startswith("prefect-secret:"):
@@ -145,7 +145,8 @@ def _empty_hint(call: Call, filtered: bool) -> None:
     net = call.network or str(settings.network)
     where += "" if net == "solana-mainnet" else f" --network {net}"
     out = console()
-    out.print("no agents on this sandbox yet; add some:", markup=False)
+    what = "no agent here matches" if filtered else "no agents on this sandbox yet"
+    out.print(f"{what}; add some:", markup=False)
     out.print(f"  launchops sandbox seed{where}", markup=False)
     out.print(f"  launchops sandbox seed{where} --owner {owner}", markup=False, soft_wrap=False)
     out.print("  (--owner: agents this profile's key owns, to try withdraw and agent launches)")
