@@ -14,7 +14,6 @@ from launchops.cli.command import Call, shared
 from launchops.cli.common import (
     console,
     embedded_sandbox,
-    error_line,
     print_json,
     refuse,
     run,
@@ -238,9 +237,8 @@ def status(
 ) -> None:
     """The journal: every launch's state, or one launch in detail with its events."""
     records, events = run(_read_journal(call.settings, key))
-    if key is not None and not records:
-        error_line(f"no launch {key!r} in the journal of profile {call.profile}")
-        raise typer.Exit(1)
+    if key is not None and not records:  # an unknown key is refused, as resume refuses it
+        raise refuse(f"no launch {key!r} in the journal of profile {call.profile}")
     if call.as_json:
         data: Any = [r.as_dict() for r in records]
         if key is not None:
