@@ -151,11 +151,20 @@ def settings_for(
     from launchops.library import profile_of
 
     settings = profile_of(profile, profiles, base_url)
-    if sending and settings.requires_yes and not yes:
-        raise refuse(f"profile {profile} sends real transactions on {settings.network}; add --yes")
-    if sending and settings.service == "public":
-        run(_guard(settings))
+    if sending:
+        refuse_sending(settings, yes=yes)
     return settings
+
+
+def refuse_sending(settings: Profile, *, yes: bool) -> None:
+    """What a run that sends is refused for: no `--yes` where the profile asks for it, an
+    RPC on another cluster than a public profile's network (the network guard)."""
+    if settings.requires_yes and not yes:
+        raise refuse(
+            f"profile {settings.name} sends real transactions on {settings.network}; add --yes"
+        )
+    if settings.service == "public":
+        run(_guard(settings))
 
 
 async def _guard(settings: Profile) -> None:

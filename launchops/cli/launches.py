@@ -112,17 +112,18 @@ def launch(
         from launchops.config.schedule import refuse_early
 
         refuse_early(file)
-    settings = call.load(sending=not dry_run)
+    settings = call.load(sending=False)  # the file first: no network call before it is checked
     if not file.is_file():
         raise refuse(f"{file}: no such launch file")
+    _valid_before_sending(settings, file)
+    if not dry_run:
+        call.refuse_sending()
     if dry_run:
         with embedded_sandbox(settings):
             from launchops import library
 
             _print_dry_run(run(library.dry_run(file, profile=settings)), call.as_json)
         return
-    if call.prefect:  # what --no-prefect would refuse, refused before Prefect starts
-        _valid_before_prefect(settings, file)
     result = _launch(call, file, None, replace, now)
     again = f"launchops launch {file}" + (" --now" if now else "")
     _finish(settings, result, out, call.as_json, again)
@@ -142,9 +143,10 @@ def resume(
     _finish(settings, result, out, call.as_json, f"launchops resume {key}")
 
 
-def _valid_before_prefect(settings: Profile, file: Path) -> None:
-    """The file's problems as the validate step finds them, said before Prefect starts (a
-    `prefect-secret:` first buyer is left to the flow, which can read it)."""
+def _valid_before_sending(settings: Profile, file: Path) -> None:
+    """The file's problems as the validate step finds them, said before any network call
+    (the network guard's included) and before Prefect starts, through either driver (a
+    `prefect-secret:` first buyer is left to the run, which can read it)."""
     from launchops.chain.keys import load_keypair
     from launchops.config.launchfile import plan_launch
     from launchops.errors import KeypairError, LaunchFileError
