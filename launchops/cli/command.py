@@ -99,10 +99,11 @@ class Call:
             )
         return self._settings
 
-    def refuse_sending(self) -> None:
-        """The refusals of a run that sends (`--yes`, the network guard), for a command that
-        loaded its profile with `load(sending=False)` to check its input first."""
-        refuse_sending(self.settings, yes=self.yes)
+    def refuse_sending(self, guard: bool = True) -> None:
+        """The refusals of a run that sends (`--yes`; with `guard`, the network guard), for
+        a command that loaded its profile with `load(sending=False)` to check its input
+        before any network call."""
+        refuse_sending(self.settings, yes=self.yes, guard=guard)
 
     @property
     def service_url(self) -> str | None:

@@ -156,14 +156,15 @@ def settings_for(
     return settings
 
 
-def refuse_sending(settings: Profile, *, yes: bool) -> None:
-    """What a run that sends is refused for: no `--yes` where the profile asks for it, an
-    RPC on another cluster than a public profile's network (the network guard)."""
+def refuse_sending(settings: Profile, *, yes: bool, guard: bool = True) -> None:
+    """What a run that sends is refused for: no `--yes` where the profile asks for it, and
+    with `guard`, an RPC on another cluster than a public profile's network (the network
+    guard, a network call)."""
     if settings.requires_yes and not yes:
         raise refuse(
             f"profile {settings.name} sends real transactions on {settings.network}; add --yes"
         )
-    if settings.service == "public":
+    if guard and settings.service == "public":
         run(_guard(settings))
 
 

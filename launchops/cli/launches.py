@@ -115,6 +115,8 @@ def launch(
     settings = call.load(sending=False)  # the file first: no network call before it is checked
     if not file.is_file():
         raise refuse(f"{file}: no such launch file")
+    if not dry_run:
+        call.refuse_sending(guard=False)  # mainnet without --yes: no network call either
     _valid_before_sending(settings, file)
     if not dry_run:
         call.refuse_sending()
@@ -259,9 +261,9 @@ def _print_status(profile: str, records: list[Any], events: list[Any]) -> None:
 
     from launchops.cli.tables import Column, Listing, print_listing
 
-    columns = [Column("key", shrinks=True), Column("state"), Column("tries", right=True)]
-    columns += [Column("mint"), Column("updated")]
-    listing = Listing(f"launches · profile {profile}", columns)
+    key = Column("key", shrinks=True, keeps_end=True)  # a claim key's -N tells its rows apart
+    columns = [key, Column("state"), Column("tries", right=True), Column("mint")]
+    listing = Listing(f"launches · profile {profile}", [*columns, Column("updated")])
     for r in records:
         detail = r.registered.link if r.registered else r.last_error
         updated = r.updated_at.strftime("%m-%d %H:%M:%S")

@@ -169,13 +169,17 @@ def agents_card(call: Call, address: AgentAddress) -> None:
         return
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
     lines = [card.description or "", "", f"url: {card.url or '-'}", f"version: {card.version}"]
-    console().print(Panel("\n".join(lines), title=card.name, expand=False))
+    # A word longer than the panel (the card's URL) ends in "…", never cut silently.
+    body = Text("\n".join(lines), overflow="ellipsis")
+    console().print(Panel(body, title=card.name, expand=False))
     if card.skills:
         table = Table(title="Skills")
-        for column in ("id", "name", "tags", "description"):
-            table.add_column(column, overflow="fold")
+        for column in ("id", "name", "tags"):
+            table.add_column(column, overflow="ellipsis")
+        table.add_column("description")  # wrapped at word boundaries
         for s in card.skills:
             table.add_row(s.id, s.name, ", ".join(s.tags), s.description)
         console().print(table)
@@ -192,25 +196,17 @@ def tokens_get(call: Call, mint: Mint) -> None:
     if call.as_json:
         print_json(data.to_json_echo())
         return
-    from rich import box
     from rich.panel import Panel
-    from rich.table import Table
+
+    from launchops.cli.tables import Column, Listing, print_listing
 
     token = data.base_token
     socials = ", ".join(f"{k}: {v}" for k, v in data.socials.to_wire().items()) or "-"
     body = f"{token.description}\n\nmint: {token.address}\nwebsite: {data.website or '-'}"
     console().print(Panel(f"{body}\nsocials: {socials}", title=f"{token.name} ({token.symbol})"))
-    table = Table(title="Launches", box=box.SIMPLE_HEAD, collapse_padding=True)
-    for column in ("type", "status", "genesis account", "start", "end"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("page", overflow="fold")
-    for launch in data.launches:
-        table.add_row(
-            launch.type,
-            launch.status,
-            short(launch.genesis_address),
-            _when(launch.start_time),
-            _when(launch.end_time),
-            launch.launch_page,
-        )
-    console().print(table)
+    columns = [Column(c) for c in ("type", "status", "genesis account", "start", "end")]
+    launches = Listing("Launches", columns)
+    for launch in data.launches:  # its page on a line of its own below it, never broken
+        cells = [launch.type, launch.status, short(launch.genesis_address)]
+        launches.add([*cells, _when(launch.start_time), _when(launch.end_time)], launch.launch_page)
+    print_listing(launches)
