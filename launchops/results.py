@@ -61,6 +61,7 @@ class LaunchResult:
     error: str | None = None
     error_details: tuple[Any, ...] = ()
     explorer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    from_journal: bool = False  # finished before this run: reported, nothing was done
 
     @property
     def finished(self) -> bool:
