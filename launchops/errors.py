@@ -2,7 +2,9 @@
 
     LaunchOpsError
     ├── InvalidInputError ........... input refused before anything was sent (names the field)
-    │   └── LaunchFileError ......... a launch file broke rules: file, line, field and rule each
+    │   ├── LaunchFileError ......... a launch file broke rules: file, line, field and rule each
+    │   └── ModelInputError ......... a model's input broke rules (`LaunchConfig.model_validate`):
+    │                                 `field: rule` each, in the wire's names (also a ValueError)
     ├── ServiceError ................ talking to the service went wrong
     │   ├── NetworkError ............ no HTTP answer: connect failure, reset, protocol error  [t]
     │   │   └── RequestTimeoutError
@@ -76,6 +78,7 @@ __all__ = [
     "LeaseError",
     "LeaseHeld",
     "LeaseLost",
+    "ModelInputError",
     "NetworkError",
     "NotFoundError",
     "NotJsonError",
@@ -132,6 +135,19 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         return f"{where}: {self.field}: {self.message}"
+
+
+class ModelInputError(InvalidInputError, ValueError):
+    """A model's input broke its rules: `field: rule` for each, on one line, in the wire's
+    names (`launch.symbol: must be 1 to 10 characters (got 14)`); `errors()` gives
+    pydantic's own records, as a ValidationError's does."""
+
+    def __init__(self, problems: list[tuple[str, str]], errors: list[Any]) -> None:
+        super().__init__("; ".join(f"{field}: {rule}" for field, rule in problems), problems)
+        self._errors = errors
+
+    def errors(self, **_: Any) -> list[Any]:
+        return list(self._errors)
 
 
 class LaunchFileError(InvalidInputError):

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from launchops.exposure import Exposure
 
 ONCE = RetryPolicy(attempts=1)  # a check reports what it finds; it does not insist
-SANDBOX_HINT = "start it: launchops sandbox serve (a launch starts one in-process)"
+SANDBOX_HINT = "start it: launchops sandbox serve (any other command starts one in-process)"
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ CLAIMS = {
     "Registration retry": COMMANDS,
     "Schedules and several workers": COMMANDS,
     "Running on several machines": "tests/workers/test_readme_machines.py",
-    "After the launch: agents, creator rewards, launch status": COMMANDS,
+    "After the launch: agents, creator rewards, launch status": "tests/after/test_after_readme_commands.py",
     "Using launchops from Python": "tests/test_readme_python.py",
     "The client library": THIS,
     "Landing on a busy cluster": "tests/test_readme_landing.py",

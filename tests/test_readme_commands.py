@@ -38,7 +38,7 @@ PUBLIC = re.compile(r"--profile (devnet|mainnet)\b")
 LONG_RUNNING = ("launchops sandbox serve", "launchops deploy --serve")
 # prefect.yaml's deployments, made from the checkout (this test runs in a folder of its
 # own): tests/workers/test_readme_machines.py runs them, with a server and two workers.
-ELSEWHERE = ("prefect work-pool create", "prefect --no-prompt deploy")
+ELSEWHERE = ("prefect work-pool", "prefect --no-prompt deploy")
 
 
 def command_lines(section: str) -> list[tuple[str, int]]:

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 from solders.pubkey import Pubkey
 
 from launchops.api.allocations import (
@@ -34,8 +40,10 @@ from launchops.api.fields import (
     PublicKey,
     Text,
     WireModel,
+    problems_of,
     rule,
 )
+from launchops.errors import ModelInputError
 
 WRAPPED_SOL_MINT = Pubkey.from_string("So11111111111111111111111111111111111111112")
 USDC_MINTS = {
@@ -81,6 +89,17 @@ class ExternalLinks(WireModel):
 class LaunchConfig(WireModel):
     """The `launch` object of create and register, with every rule of spec sections 2, 8,
     and the public service's for a bonding curve."""
+
+    @classmethod
+    def model_validate(cls, obj: Any, **options: Any) -> LaunchConfig:  # type: ignore[override]
+        """The launch in `obj`, or a ModelInputError naming each field and rule as the
+        README writes them (`launch.symbol: must be 1 to 10 characters (got 14)`), not
+        pydantic's own text."""
+        try:
+            return super().model_validate(obj, **options)
+        except ValidationError as exc:
+            found = [(f"launch.{f}", m) for f, m in problems_of(exc, obj)]
+            raise ModelInputError(found, exc.errors(include_url=False)) from None
 
     name: Text(1, 32)
     symbol: Text(1, 10)

@@ -79,6 +79,10 @@ def claim(
     ] = None,
 ) -> None:
     """Claim creator rewards: each transaction once; nothing to claim is not an error."""
+    if wallets is not None:  # the file's problems before Prefect starts or anything is sent
+        from launchops.config.wallets import read_wallets
+
+        read_wallets(wallets)
 
     async def plain() -> list[ClaimResult]:
         from launchops.library.after import claim_all_in

@@ -35,6 +35,7 @@ from launchops.cli.common import (
     drive,
     embedded_sandbox,
     print_json,
+    refuse_sending,
     run,
     settings_for,
     user_errors,
@@ -97,6 +98,12 @@ class Call:
                 self.profile, self.profiles, self.base_url, sending=sends, yes=self.yes
             )
         return self._settings
+
+    def refuse_sending(self, guard: bool = True) -> None:
+        """The refusals of a run that sends (`--yes`; with `guard`, the network guard), for
+        a command that loaded its profile with `load(sending=False)` to check its input
+        before any network call."""
+        refuse_sending(self.settings, yes=self.yes, guard=guard)
 
     @property
     def service_url(self) -> str | None:

@@ -100,6 +100,7 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
     """
     from launchops.errors import (
         InvalidInputError,
+        LaunchFileError,
         LaunchOpsError,
         NetworkError,
         ScheduledLater,
@@ -111,6 +112,10 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
         yield
     except (WrongCluster, UnknownLaunch, ScheduledLater) as exc:  # refused: nothing sent, exit 2
         raise refuse(str(exc)) from None
+    except LaunchFileError as exc:  # a file's problems: one line each, file, line, field, rule
+        for problem in exc.file_problems:
+            error_line(str(problem))
+        raise typer.Exit(1) from None
     except InvalidInputError as exc:
         err = error_line("invalid input")
         for field, message in exc.problems or [("", str(exc))]:
@@ -146,11 +151,21 @@ def settings_for(
     from launchops.library.launches import profile_of
 
     settings = profile_of(profile, profiles, base_url)
-    if sending and settings.requires_yes and not yes:
-        raise refuse(f"profile {profile} sends real transactions on {settings.network}; add --yes")
-    if sending and settings.service == "public":
-        run(_guard(settings))
+    if sending:
+        refuse_sending(settings, yes=yes)
     return settings
+
+
+def refuse_sending(settings: Profile, *, yes: bool, guard: bool = True) -> None:
+    """What a run that sends is refused for: no `--yes` where the profile asks for it, and
+    with `guard`, an RPC on another cluster than a public profile's network (the network
+    guard, a network call)."""
+    if settings.requires_yes and not yes:
+        raise refuse(
+            f"profile {settings.name} sends real transactions on {settings.network}; add --yes"
+        )
+    if guard and settings.service == "public":
+        run(_guard(settings))
 
 
 async def _guard(settings: Profile) -> None:

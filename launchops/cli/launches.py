@@ -14,7 +14,6 @@ from launchops.cli.command import Call, shared
 from launchops.cli.common import (
     console,
     embedded_sandbox,
-    error_line,
     print_json,
     refuse,
     run,
@@ -114,17 +113,20 @@ def launch(
         from launchops.config.schedule import refuse_early
 
         refuse_early(file)
-    settings = call.load(sending=not dry_run)
+    settings = call.load(sending=False)  # the file first: no network call before it is checked
     if not file.is_file():
         raise refuse(f"{file}: no such launch file")
+    if not dry_run:
+        call.refuse_sending(guard=False)  # mainnet without --yes: no network call either
+    _valid_before_sending(settings, file)
+    if not dry_run:
+        call.refuse_sending()
     if dry_run:
         with embedded_sandbox(settings):
             from launchops import library
 
             _print_dry_run(run(library.dry_run(file, profile=settings)), call.as_json)
         return
-    if call.prefect:  # what --no-prefect would refuse, refused before Prefect starts
-        _valid_before_prefect(settings, file)
     result = _launch(call, file, None, replace, now)
     again = f"launchops launch {file}" + (" --now" if now else "")
     _finish(settings, result, out, call.as_json, again)
@@ -144,9 +146,10 @@ def resume(
     _finish(settings, result, out, call.as_json, f"launchops resume {key}")
 
 
-def _valid_before_prefect(settings: Profile, file: Path) -> None:
-    """The file's problems as the validate step finds them, said before Prefect starts (a
-    `prefect-secret:` first buyer is left to the flow, which can read it)."""
+def _valid_before_sending(settings: Profile, file: Path) -> None:
+    """The file's problems as the validate step finds them, said before any network call
+    (the network guard's included) and before Prefect starts, through either driver (a
+    `prefect-secret:` first buyer is left to the run, which can read it)."""
     from launchops.chain.keys import load_keypair
     from launchops.config.launchfile import plan_launch
     from launchops.errors import KeypairError, LaunchFileError
@@ -239,9 +242,8 @@ def status(
 ) -> None:
     """The journal: every launch's state, or one launch in detail with its events."""
     records, events = run(_read_journal(call.settings, key))
-    if key is not None and not records:
-        error_line(f"no launch {key!r} in the journal of profile {call.profile}")
-        raise typer.Exit(1)
+    if key is not None and not records:  # an unknown key is refused, as resume refuses it
+        raise refuse(f"no launch {key!r} in the journal of profile {call.profile}")
     if call.as_json:
         data: Any = [r.as_dict() for r in records]
         if key is not None:
@@ -260,7 +262,8 @@ def _print_status(profile: str, records: list[Any], events: list[Any]) -> None:
 
     from launchops.cli.tables import Column, Listing, print_listing
 
-    columns = [Column("key", shrinks=True), Column("state"), Column("tries", right=True)]
+    key = Column("key", shrinks=True, keeps_end=True)  # a claim key's -N tells its rows apart
+    columns = [key, Column("state"), Column("tries", right=True)]
     columns += [Column("mint"), Column("spent", right=True), Column("updated")]
     listing = Listing(f"launches · profile {profile}", columns)
     total = 0

@@ -115,7 +115,10 @@ def print_launch(result: dict[str, Any], written: Path, settings: Profile, again
         grid.add("", step[1], whole=True)
     grid.add("result", show_path(written, room))
     ok = result["finished"]
-    title = f"{fit(result['key'], out.width - 20)}: " + ("launched" if ok else result["state"])
+    said = "launched" if ok else result["state"]
+    if ok and result.get("fromJournal"):  # a re-run: nothing was done, the journal reports it
+        said = f"already {result['state']}, from the journal"
+    title = f"{fit(result['key'], out.width - 40)}: {said}"
     style = "green" if ok else "red"
     out.print(Panel(grid.table, title=title, border_style=style, expand=False), soft_wrap=False)
     for link in filter(None, links):  # whole, below: a link cut short opens nothing

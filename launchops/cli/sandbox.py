@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
@@ -89,14 +91,15 @@ def _root(url: str | None, profile: str, base_url: str | None = None) -> str:
     return f"{where.scheme}://{where.netloc}"
 
 
-def _admin(method: str, url: str, path: str, **kw: Any) -> Any:
+def _admin(method: str, url: str, path: str, hint: str = "", **kw: Any) -> Any:
     import httpx
 
     try:
         response = httpx.request(method, url.rstrip("/") + path, timeout=30, **kw)
     except httpx.TransportError as exc:
         raise _fail(
-            f"cannot reach the sandbox at {url} ({exc}); start it: launchops sandbox serve"
+            f"cannot reach the sandbox at {url} ({exc}); {hint}start it: launchops sandbox "
+            "serve (it serves the sandbox profile's kept chain)"
         ) from None
     if response.status_code >= 400:
         raise _fail(f"{response.status_code} {response.text[:300]}")
@@ -105,18 +108,27 @@ def _admin(method: str, url: str, path: str, **kw: Any) -> Any:
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="API and JSON-RPC port; PubSub is on port + 1.")] = 8899,
+    host: Annotated[
+        str | None, typer.Option(help="Address to listen on (default: the profile's).")
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(help="API and JSON-RPC port; PubSub is on port + 1 (default: the profile's)."),
+    ] = None,
     slot_ms: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--slot-ms", min=0, help="Slot time; 0 = one slot per call that watches the chain."
         ),
-    ] = 400,
+    ] = None,
     data: Annotated[
         Path | None,
         typer.Option("--data", help="Folder to keep chain and registry in across restarts."),
     ] = None,
+    fresh: Annotated[
+        bool,
+        typer.Option("--fresh", help="A throwaway chain in memory, not the profile's kept one."),
+    ] = False,
     seed_agents: Annotated[
         int, typer.Option("--seed-agents", min=0, help="Agents to add at start.")
     ] = 0,
@@ -128,18 +140,23 @@ def serve(
         ),
     ] = None,
     profile: Annotated[
-        str | None,
+        str,
         typer.Option(
             "--profile",
-            help="Serve the chain a sandbox profile's launches ran on (its address, slot "
-            "time and kept chain), e.g. to open their launch pages.",
+            help="The sandbox profile whose chain is served (its address, slot time and kept "
+            "chain: what its launches ran on, their pages included).",
         ),
-    ] = None,
+    ] = "sandbox",
 ) -> None:
-    """Serve the /v1 API, JSON-RPC and PubSub on loopback until interrupted."""
+    """Serve the /v1 API, JSON-RPC and PubSub on loopback until interrupted: the profile's
+    kept chain (what `launch` ran on), or --fresh, or --data DIR."""
     faults = _faults(fault or [])
-    if profile is not None:
-        host, port, slot_ms, data = _profile_chain(profile)
+    if fresh and data is not None:
+        raise _fail("give --fresh (a chain in memory) or --data DIR, not both")
+    kept = not fresh and data is None
+    place = _profile_chain(profile, required=kept) or Place("127.0.0.1", 8899, 400, None)
+    host, port = host or place.host, port or place.port
+    slot_ms, data = place.slot_ms if slot_ms is None else slot_ms, place.data if kept else data
     from launchops.sandbox.server import Sandbox, SandboxConfig
 
     try:
@@ -148,6 +165,12 @@ def serve(
         raise _fail(
             f"cannot listen on {host}:{port} and {port + 1}: {exc.strerror}; pick another --port"
         ) from None
+    note = f" (profile {profile}'s kept chain)" if kept else ""
+    _announce(sandbox, slot_ms, f"  data      {data}{note}" if data else None)
+    sandbox.serve_forever()
+
+
+def _announce(sandbox: Any, slot_ms: int, data: str | None) -> None:
     typer.echo(f"launchops sandbox on {sandbox.url}")
     typer.echo(f"  API       {sandbox.base_url}")
     typer.echo(f"  JSON-RPC  {sandbox.rpc_url}")
@@ -158,29 +181,75 @@ def serve(
         if slot_ms
         else "  slots     one per call that watches the chain"
     )
-    typer.echo(
-        f"  data      {data}" if data else "  data      in memory (use --data DIR to keep it)"
-    )
+    typer.echo(data or "  data      in memory, thrown away when it stops (--fresh)")
     sys.stdout.flush()
-    sandbox.serve_forever()
 
 
-def _profile_chain(name: str) -> tuple[str, int, int, Path]:
-    """Where a sandbox profile's embedded sandbox listens, its slot time and its chain."""
+class Place(NamedTuple):
+    """Where a sandbox listens, its slot time and the folder its chain is kept in."""
+
+    host: str
+    port: int
+    slot_ms: int
+    data: Path | None
+
+
+def _profile_chain(name: str, required: bool = True) -> Place | None:
+    """Where a sandbox profile's embedded sandbox listens, its slot time and its chain;
+    None for a profile that does not run on the sandbox, unless `required`."""
     from urllib.parse import urlsplit
 
-    from launchops.api.errors import InvalidInputError
-    from launchops.config.profiles import load_profile
-
-    try:
-        settings = load_profile(name)
-    except InvalidInputError as exc:
-        raise _fail(f"{exc}: {'; '.join(f'{f}: {m}' for f, m in exc.problems)}") from None
-    if not settings.embedded_sandbox:
-        raise _fail(f"profile {name} does not run on the sandbox (embedded_sandbox is off)")
+    settings = _embedded(name, None, required=required)
+    if settings is None:
+        return None
     where = urlsplit(settings.rpc_url)
     data = settings.profile_dir / "sandbox-chain"
-    return where.hostname or "127.0.0.1", where.port or 8899, settings.sandbox_slot_ms, data
+    return Place(where.hostname or "127.0.0.1", where.port or 8899, settings.sandbox_slot_ms, data)
+
+
+@contextmanager
+def _running(url: str | None, profile: str, base_url: str | None) -> Iterator[str]:
+    """The sandbox to talk to: --url, else the
+    profile's, started in this process (on its kept chain) when none answers there, as
+    `launch` starts it."""
+    if url:
+        yield url
+        return
+    root = _root(None, profile, base_url)
+    from launchops.pipeline.context import sandbox_running, start_embedded_sandbox
+
+    settings = None if sandbox_running(root) else _embedded(profile, base_url)
+    if settings is None:
+        yield root
+        return
+    from launchops.errors import LaunchOpsError
+
+    try:
+        started = start_embedded_sandbox(settings)
+    except LaunchOpsError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        yield started.url if started else root
+    finally:
+        if started is not None:
+            started.stop()
+
+
+def _embedded(name: str, base_url: str | None, required: bool = False) -> Any:
+    """The profile `name` (with --base-url) when it runs on the embedded sandbox; else
+    None, or with `required`, one line saying why not."""
+    from launchops.api.errors import InvalidInputError
+    from launchops.library import profile_of
+
+    try:
+        settings = profile_of(name, None, base_url)
+    except InvalidInputError as exc:
+        if not required:
+            return None
+        raise _fail(f"{exc}: {'; '.join(f'{f}: {m}' for f, m in exc.problems)}") from None
+    if not settings.embedded_sandbox and required:
+        raise _fail(f"profile {name} does not run on the sandbox (embedded_sandbox is off)")
+    return settings if settings.embedded_sandbox else None
 
 
 @app.command()
@@ -199,8 +268,8 @@ def seed(
 ) -> None:
     """Fill a running sandbox's registry with realistic agents (assets written on chain)."""
     params = {"agents": agents, "network": network, **({"owner": owner} if owner else {})}
-    root = _root(url, profile, base_url)
-    answer = _admin("POST", root, "/_sandbox/seed", params=params)
+    with _running(url, profile, base_url) as root:
+        answer = _admin("POST", root, "/_sandbox/seed", params=params)
     if as_json:
         typer.echo(json.dumps(answer["agents"]))
     else:
@@ -221,6 +290,7 @@ def faults(
     from launchops.sandbox.faults import Faults
 
     url = _root(url, profile, base_url)
+    _admin("GET", url, "/_sandbox/faults", hint="faults live in a running sandbox, so ")
     if clear:
         current = _admin("PUT", url, "/_sandbox/faults", json=Faults().model_dump())
     elif set_:
@@ -239,7 +309,8 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Calls served per RPC method and API endpoint, and what the chain holds."""
-    answer = _admin("GET", _root(url, profile, base_url), "/_sandbox/stats")
+    with _running(url, profile, base_url) as root:
+        answer = _admin("GET", root, "/_sandbox/stats")
     if as_json:
         typer.echo(json.dumps(answer, indent=2))
         return

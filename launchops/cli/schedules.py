@@ -100,6 +100,8 @@ def deploy(
             "use, and no PREFECT_API_URL is set (it would go to a temporary server that "
             "ends with this command): set PREFECT_API_URL (and PREFECT_API_AUTH_STRING)"
         )
+    if claim_wallets is not None:
+        _check_wallets(claim_wallets)
     settings = call.settings
     exposed = exposed_by(settings, deploying=True)
     if exposed:  # nothing to expose: no question to the server
@@ -129,6 +131,17 @@ def deploy(
         _on_pool(pool, settings, deployments, crash_after, notify_webhook, call.as_json)
     else:
         _serve(deployments)
+
+
+def _check_wallets(path: Path) -> None:
+    """The claim-wallets file checked now, not at its first scheduled run: one line, exit 2."""
+    from launchops.config.wallets import read_wallets
+    from launchops.errors import LaunchFileError
+
+    try:
+        read_wallets(path)
+    except LaunchFileError as exc:
+        raise refuse("; ".join(str(p) for p in exc.file_problems)) from None
 
 
 def _serve(deployments: list[Any]) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from launchops.cli.command import Call, shared
-from launchops.cli.common import console, print_json, run, short
+from launchops.cli.common import console, print_json, short
 
 if TYPE_CHECKING:
     from launchops.api.client import AsyncServiceClient
@@ -44,7 +44,7 @@ def with_client(call: Call, work: Callable[[AsyncServiceClient], Awaitable[T]]) 
         async with AsyncServiceClient(settings.base_url, network=net) as client:
             return await work(client)
 
-    return run(main())
+    return call.run(main)  # in the embedded sandbox, as `launch`, on the sandbox profile
 
 
 def _when(value: Any) -> str:
@@ -98,9 +98,8 @@ def agents_list(
         print_json([a.to_json_echo() for a in agents])
         return
     _print_agents(agents, footer)
-    if not agents:
-        filtered = any(value not in (None, "latest") for value in filters.values())
-        _empty_hint(call, filtered or page > 1)
+    if not agents and page == 1:
+        _empty_hint(call, any(value not in (None, "latest") for value in filters.values()))
 
 
 def _print_agents(agents: list[Any], footer: str) -> None:
@@ -128,12 +127,13 @@ def _print_agents(agents: list[Any], footer: str) -> None:
 
 
 def _empty_hint(call: Call, filtered: bool) -> None:
-    """On a sandbox, what fills its registry: `sandbox seed`, and `--owner` for agents the
-    profile's key owns (withdraw and agent launches need them)."""
+    """On a sandbox, what fills its registry: `sandbox seed` (its agents include active
+    ones named for each skill, `research` first), and `--owner` for agents the profile's
+    key owns (withdraw and agent launches need them)."""
     from launchops.errors import LaunchOpsError
 
     settings = call.settings
-    if settings.service != "sandbox" or filtered:
+    if settings.service != "sandbox":
         return
     owner = "<your key>"
     if not settings.keypair.startswith("prefect-secret:"):
@@ -145,7 +145,8 @@ def _empty_hint(call: Call, filtered: bool) -> None:
     net = call.network or str(settings.network)
     where += "" if net == "solana-mainnet" else f" --network {net}"
     out = console()
-    out.print("no agents on this sandbox yet; add some:", markup=False)
+    what = "no agent here matches" if filtered else "no agents on this sandbox yet"
+    out.print(f"{what}; add some:", markup=False)
     out.print(f"  launchops sandbox seed{where}", markup=False)
     out.print(f"  launchops sandbox seed{where} --owner {owner}", markup=False, soft_wrap=False)
     out.print("  (--owner: agents this profile's key owns, to try withdraw and agent launches)")
@@ -168,13 +169,17 @@ def agents_card(call: Call, address: AgentAddress) -> None:
         return
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
     lines = [card.description or "", "", f"url: {card.url or '-'}", f"version: {card.version}"]
-    console().print(Panel("\n".join(lines), title=card.name, expand=False))
+    # A word longer than the panel (the card's URL) ends in "…", never cut silently.
+    body = Text("\n".join(lines), overflow="ellipsis")
+    console().print(Panel(body, title=card.name, expand=False))
     if card.skills:
         table = Table(title="Skills")
-        for column in ("id", "name", "tags", "description"):
-            table.add_column(column, overflow="fold")
+        for column in ("id", "name", "tags"):
+            table.add_column(column, overflow="ellipsis")
+        table.add_column("description")  # wrapped at word boundaries
         for s in card.skills:
             table.add_row(s.id, s.name, ", ".join(s.tags), s.description)
         console().print(table)
@@ -191,25 +196,17 @@ def tokens_get(call: Call, mint: Mint) -> None:
     if call.as_json:
         print_json(data.to_json_echo())
         return
-    from rich import box
     from rich.panel import Panel
-    from rich.table import Table
+
+    from launchops.cli.tables import Column, Listing, print_listing
 
     token = data.base_token
     socials = ", ".join(f"{k}: {v}" for k, v in data.socials.to_wire().items()) or "-"
     body = f"{token.description}\n\nmint: {token.address}\nwebsite: {data.website or '-'}"
     console().print(Panel(f"{body}\nsocials: {socials}", title=f"{token.name} ({token.symbol})"))
-    table = Table(title="Launches", box=box.SIMPLE_HEAD, collapse_padding=True)
-    for column in ("type", "status", "genesis account", "start", "end"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("page", overflow="fold")
-    for launch in data.launches:
-        table.add_row(
-            launch.type,
-            launch.status,
-            short(launch.genesis_address),
-            _when(launch.start_time),
-            _when(launch.end_time),
-            launch.launch_page,
-        )
-    console().print(table)
+    columns = [Column(c) for c in ("type", "status", "genesis account", "start", "end")]
+    launches = Listing("Launches", columns)
+    for launch in data.launches:  # its page on a line of its own below it, never broken
+        cells = [launch.type, launch.status, short(launch.genesis_address)]
+        launches.add([*cells, _when(launch.start_time), _when(launch.end_time)], launch.launch_page)
+    print_listing(launches)

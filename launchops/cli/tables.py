@@ -32,6 +32,15 @@ def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
+def fit_middle(text: str, width: int) -> str:
+    """`text` in at most `width` characters: its middle cut with "…" when longer, its end
+    kept (a claim key's `-N`, which tells its rows apart)."""
+    if len(text) <= width or width < 5:
+        return fit(text, width)
+    tail = min(8, (width - 1) // 2)
+    return text[: width - 1 - tail] + "…" + text[-tail:]
+
+
 def fit_path(text: str, width: int) -> str:
     """A path in at most `width` characters: its middle replaced by "…" (the file name
     kept), when longer."""
@@ -62,6 +71,7 @@ class Column:
     header: str
     shrinks: bool = False  # the column cut with "…" when the line is too wide
     right: bool = False
+    keeps_end: bool = False  # cut in its middle, not at its end
 
 
 @dataclass
@@ -80,7 +90,8 @@ class Listing:
         found = [len(c.header) for c in self.columns]
         for cells, _ in self.rows:
             found = [max(w, len(cell)) for w, cell in zip(found, cells, strict=True)]
-        over = sum(found) + len(GAP) * (len(found) - 1) - width
+        # A column short of the screen: a row that fills it reads as one the terminal wrapped.
+        over = sum(found) + len(GAP) * (len(found) - 1) - (width - 1)
         for index, column in enumerate(self.columns):
             if over > 0 and column.shrinks:
                 cut = min(over, found[index] - max(len(column.header), 8))
@@ -91,7 +102,7 @@ class Listing:
     def line(self, cells: Sequence[str], widths: list[int]) -> str:
         parts = []
         for cell, width, column in zip(cells, widths, self.columns, strict=True):
-            text = fit(cell, width)
+            text = fit_middle(cell, width) if column.keeps_end else fit(cell, width)
             parts.append(text.rjust(width) if column.right else text.ljust(width))
         return GAP.join(parts).rstrip()
 

@@ -70,6 +70,10 @@ def fund_batch(
 ) -> None:
     """Fund many agents from a list; re-running skips what was paid and resumes the rest."""
     from launchops import library
+    from launchops.cli.common import refuse
+
+    if not file.is_file():  # refused before Prefect starts or the profile is read
+        raise refuse(f"{file}: no such funding list (a CSV or YAML file)")
 
     async def plain() -> BatchResult:
         return await library.fund_agents(file, profile=call.settings, concurrency=concurrency)

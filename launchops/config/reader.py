@@ -38,13 +38,9 @@ class FileReader:
         return self.lines.get((), None)
 
     def read(self) -> dict[str, Any] | None:
-        try:
-            node, data = parse_yaml(self.path, read_text(self.path))
-        except LaunchFileError as exc:
-            self.problems.extend(exc.file_problems)
+        data = self.read_any()
+        if data is None and self.problems:
             return None
-        if node is not None:
-            self._index(node, ())
         if not isinstance(data, dict):
             kind = "empty" if data is None else f"a {type(data).__name__}"
             self.problem("(file)", f"must be a mapping of launch fields, not {kind}")
@@ -53,6 +49,18 @@ class FileReader:
             self.problem("(file)", "every key must be text")
             return None
         return self._expand(data, ())
+
+    def read_any(self) -> Any:
+        """The file's data whatever its shape (`${VAR}` not expanded), every line indexed;
+        None with a problem when it cannot be read or parsed."""
+        try:
+            node, data = parse_yaml(self.path, read_text(self.path))
+        except LaunchFileError as exc:
+            self.problems.extend(exc.file_problems)
+            return None
+        if node is not None:
+            self._index(node, ())
+        return data
 
     def _index(self, node: yaml.Node, loc: tuple[Any, ...]) -> None:
         self.lines.setdefault(loc, node.start_mark.line + 1)

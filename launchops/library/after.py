@@ -165,14 +165,12 @@ async def claim_all_in(
 ) -> list[ClaimResult]:
     """The wallets of the YAML list `wallets` (else the one `wallet`, else the profile's),
     each claimed by `claim_rewards_in`, one after the other."""
-    from launchops.pipeline.claims import read_wallets
+    from launchops.config.wallets import read_wallets
 
-    rows = read_wallets(Path(wallets)) if wallets else [{"wallet": wallet, "payer": payer}]
+    listed = read_wallets(Path(wallets)) if wallets else []
+    rows = [(w.wallet, w.payer) for w in listed] if wallets else [(wallet, payer)]
     where = source or (str(wallets) if wallets else "command line")
-    return [
-        await claim_rewards_in(ctx, row["wallet"], row["payer"], call=call, source=where)
-        for row in rows
-    ]
+    return [await claim_rewards_in(ctx, w, p, call=call, source=where) for w, p in rows]
 
 
 # ── opening the profile's context ───────────────────────────────────────────

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from launchops.errors import JournalError
 from launchops.library.results import BatchResult, LaunchResult
+from launchops.states import done
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -69,10 +71,13 @@ async def launch_in(
             if check
             else (await validate(ctx, path, replace=replace)).key
         )
-    if key is None or await ctx.journal.get(key) is None:
+    before = await ctx.journal.get(key) if key is not None else None
+    if key is None or before is None:
         raise UnknownLaunch(f"no launch {key!r} in the journal of profile {ctx.profile.name}")
     record = await run_launch(ctx, key, call or run_step)
-    return LaunchResult.of(ctx.profile, record)
+    result = LaunchResult.of(ctx.profile, record)
+    # Finished before this run: the journal's report, and the result says so.
+    return dataclasses.replace(result, from_journal=True) if done(before.state) else result
 
 
 async def batch_outcome(ctx: LaunchContext, rows: list[BatchRow], prefix: str) -> BatchResult:

@@ -64,6 +64,7 @@ class LaunchResult:
     lamports_spent: int = 0  # fees and tips its attempts took from the creator
     spent: tuple[Mapping[str, Any], ...] = ()  # per attempt: mode, fees, tip offered, paid
     sniped_by: tuple[str, ...] = ()  # buys of others between the create and the first buy
+    from_journal: bool = False  # finished before this run: reported, nothing was done
 
     @property
     def finished(self) -> bool:

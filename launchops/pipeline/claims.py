@@ -14,7 +14,6 @@ the wallet's next (`claim-<wallet>-<n>`).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from solders.pubkey import Pubkey
@@ -23,12 +22,9 @@ from solders.transaction import VersionedTransaction
 from launchops.api import programs as p
 from launchops.api.after import NothingToClaim
 from launchops.chain.checks import Tables, _accounts, _transfer, account_keys
-from launchops.config.files import parse_yaml, read_text
 from launchops.errors import (
     APIStatusError,
     InvalidInputError,
-    LaunchFileError,
-    Problem,
     TransactionRefused,
 )
 from launchops.journal.records import LaunchRecord
@@ -197,24 +193,4 @@ CLAIM_STEPS: dict[Step, StepFunction] = {
 }
 
 
-def read_wallets(path: Path) -> list[dict[str, str | None]]:
-    """`wallets:` of a YAML file: addresses, or `{wallet, payer}` mappings."""
-    data = parse_yaml(path, read_text(path))[1]
-    rows = data.get("wallets") if isinstance(data, dict) else data
-    if not isinstance(rows, list) or not rows:
-        raise LaunchFileError(
-            [Problem(str(path), None, "wallets", "must be a list of wallets, or {wallet, payer}")]
-        )
-    wallets: list[dict[str, str | None]] = []
-    for index, row in enumerate(rows):
-        if isinstance(row, str):
-            row = {"wallet": row}
-        if not isinstance(row, dict) or not isinstance(row.get("wallet"), str):
-            raise LaunchFileError(
-                [Problem(str(path), None, f"wallets[{index}]", "needs a wallet address")]
-            )
-        wallets.append({"wallet": row["wallet"], "payer": row.get("payer")})
-    return wallets
-
-
-__all__ = ["CLAIM_STEPS", "begin_claim", "checker", "claim_order", "read_wallets"]
+__all__ = ["CLAIM_STEPS", "begin_claim", "checker", "claim_order"]

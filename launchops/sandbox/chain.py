@@ -92,6 +92,9 @@ class Chain:
     faults: ChainFaults = field(default_factory=ChainFaults)
     on_landed: Callable[[VersionedTransaction, Landed], None] | None = None
     on_set: Callable[[Pubkey, Account], None] | None = None  # an account written directly
+    # A transaction of a program that does not run here, played by the sandbox: its effect
+    # (`apply(chain)` answers the error, or None), else None (launchops.sandbox.emulation).
+    emulate: Callable[[VersionedTransaction], Any] | None = None
     rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
@@ -194,7 +197,8 @@ class Chain:
         if not skip_preflight:
             if not self.blockhash_valid(tx.message.recent_blockhash):
                 raise preflight_failure("BlockhashNotFound")
-            result = self.svm.simulate_transaction(tx)
+            emulated = self.emulate(tx) if self.emulate is not None else None
+            result = None if emulated is not None else self.svm.simulate_transaction(tx)
             if isinstance(result, FailedTransactionMetadata):
                 logs, units = meta_of(result.meta())
                 raise preflight_failure(err_json(result), logs, units)
@@ -231,9 +235,14 @@ class Chain:
         did, or None when a leader would drop it (expired, or a payer that cannot pay)."""
         if not self.blockhash_valid(tx.message.recent_blockhash):
             return None  # expired while queued: a real leader would drop it too
+        emulated = self.emulate(tx) if self.emulate is not None else None
         if to_bytes_versioned(tx.message) in self.failing:
             err: Any = {"InstructionError": [0, {"Custom": 1}]}
             logs, units = ["Program failed: custom program error: 0x1 (sandbox fault)"], 0
+        elif emulated is not None:
+            err = emulated.apply(self)
+            logs = ["Program mpl-core Execute: emulated by the sandbox"]
+            units = 0
         else:
             result = self.svm.send_transaction(tx)
             failed = isinstance(result, FailedTransactionMetadata)

@@ -97,8 +97,7 @@ def serving(
         str(port),
         *args,
     ]
-    if data is not None:
-        command += ["--data", str(data)]
+    command += ["--data", str(data)] if data is not None else ["--fresh"]
     output = subprocess.PIPE if capture else subprocess.DEVNULL
     process = subprocess.Popen(
         command, stdout=output, stderr=output, text=True, start_new_session=True

@@ -165,15 +165,19 @@ class Registry:
         owner: Pubkey | None = None,
         rng: random.Random | None = None,
     ) -> list[dict[str, Any]]:
-        """Add `count` realistic agents, their assets written on the chain."""
-        rng = rng or random.Random()
-        made = []
+        """Add `count` realistic agents, their assets written on the chain. Their names
+        are the same on every sandbox (`Atlas Research 1`, `Beacon Trading 2`, ...: the
+        n-th agent of a network is named for the n-th skill, the first an active
+        researcher), so a search a reader copies finds them."""
+        start = sum(1 for a in self.store.all("agent") if a["network"] == str(network))
+        rng = rng or random.Random(f"{network}:{start}")
         now = datetime.now(UTC)
-        for _ in range(count):
-            made.append(
-                self.add_agent(self._fake_agent(rng, network, now), owner or Keypair().pubkey())
+        return [
+            self.add_agent(
+                self._fake_agent(rng, network, now, start + index), owner or Keypair().pubkey()
             )
-        return made
+            for index in range(count)
+        ]
 
     def add_agent(self, record: dict[str, Any], owner: Pubkey) -> dict[str, Any]:
         asset = Pubkey.from_string(record["mintAddress"])
@@ -185,11 +189,15 @@ class Registry:
         return record
 
     # Long for its literal: one whole agent record, every field the spec lists.
-    def _fake_agent(self, rng: random.Random, network: str, now: datetime) -> dict[str, Any]:
+    def _fake_agent(
+        self, rng: random.Random, network: str, now: datetime, number: int
+    ) -> dict[str, Any]:
         asset = Keypair().pubkey()
-        name = f"{rng.choice(_WORDS)} {rng.choice(_WORDS)} {rng.randint(1, 999)}"
-        active = rng.random() < 0.7
-        skills = rng.sample(_SKILLS, k=rng.randint(1, 3))
+        skill = _SKILLS[number % len(_SKILLS)]
+        name = f"{_WORDS[number % len(_WORDS)]} {skill.title()} {number + 1}"
+        active = number % 4 != 3  # three in four
+        others = [s for s in _SKILLS if s != skill]
+        skills = [skill, *rng.sample(others, k=rng.randint(0, 2))]
         card_url = f"{self.public_url}/v1/agents/{asset}/agent-card.json"
         services = []
         if rng.random() < 0.6:

@@ -30,6 +30,7 @@ from launchops.errors import LaunchForbidden
 from launchops.sandbox import launches, minting
 from launchops.sandbox.block_engine import BlockEngine
 from launchops.sandbox.chain import Chain
+from launchops.sandbox.emulation import withdraw_of
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
 from launchops.sandbox.launches import LaunchRejected
 from launchops.sandbox.registry import Registry
@@ -64,6 +65,8 @@ class SandboxService:
         self.registry = Registry(self.store, self.chain, public_url)
         self.identity = self._identity()
         self.registry.before_read = lambda: minting.index_minted(self.chain, self.registry)
+        # A withdraw's mpl-core Execute lands by emulation, as the rewards do.
+        self.chain.emulate = lambda tx: withdraw_of(self.chain, self.registry.asset_owner, tx)
         self.rewards = Rewards(self.store, self.chain)
         self.statuses = LaunchStatuses(self.store, self.rewards)
         self.rpc = RpcMethods(self.chain, identity=self.identity)

@@ -12,13 +12,29 @@ import pytest
 from launchops.api import models as m
 from launchops.api.amounts import figure, lamports, whole_tokens
 from launchops.api.fields import problems_of
+from launchops.errors import ModelInputError
 from tests.api import examples as ex
+from tests.support import docs
 
 
 def problems(model: type[pydantic.BaseModel], data: Any) -> list[tuple[str, str]]:
-    with pytest.raises(pydantic.ValidationError) as caught:
+    with pytest.raises((pydantic.ValidationError, ModelInputError)) as caught:
         model.model_validate(data)
     return problems_of(caught.value, data)
+
+
+def test_a_launch_configs_errors_read_as_the_readme_writes_them():
+    block = docs.section("The client library").split(
+        "an error names the field and the rule:\n\n```\n", 1
+    )[1]
+    written = block.split("```", 1)[0].splitlines()
+    launch = ex.launchpool_launch()
+    launch["symbol"] = "FOURTEEN-CHARS"
+    launch["allocations"][2]["supply"] = -5
+    with pytest.raises(ModelInputError) as caught:
+        m.LaunchConfig.model_validate(launch)
+    assert sorted(str(caught.value).split("; ")) == sorted(written), caught.value
+    assert isinstance(caught.value, ValueError) and "pydantic" not in str(caught.value)
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""At 80 columns (tmux, 80x40) a launch, a failed launch's panel, `status`, `agents list`
-and a funding report fit the terminal: nothing is wider than the screen, and every key,
+"""At 80 columns (tmux, 80x40) a launch, a failed launch's panel, `status` (claim keys
+told apart by their `-N`), `agents list`, `agents card`, `tokens get` (its launch page on
+one line) and a funding report fit the terminal: nothing is wider than the screen, and every key,
 address, signature and URL shown is whole or in its short form (`HrpvHK…N1j2DS`), never
 broken over two lines."""
 
@@ -45,8 +46,14 @@ def _script(sandbox, tmp_path) -> tuple[str, dict[str, list[str]]]:
     )
     cli = f"{shlex.quote(sys.executable)} -m launchops.cli"
     fault = f"{cli} sandbox faults --url {sandbox.url}"
+    result = tmp_path / "home" / "sandbox" / "results" / "narrow-terminal-launch.json"
+    read = f'import json; print(json.load(open("{result}"))["mint"])'
+    mint = f"$({shlex.quote(sys.executable)} -c {shlex.quote(read)})"
     lines = [
         f"{cli} launch {good} --no-prefect; echo @@launch=$?",
+        f"{cli} tokens get {mint}; echo @@token=$?",
+        f"{cli} agents card {agents[0]['mintAddress']}; echo @@card=$?",
+        *[f"{cli} rewards claim --no-prefect >/dev/null" for _ in range(3)],
         f"{fault} --set fail_status=400 --set 'fail_next=POST /v1/launches/create:1' >/dev/null",
         f"{cli} launch {bad} --no-prefect; echo @@failed=$?",
         f"{fault} --clear >/dev/null",
@@ -78,6 +85,8 @@ def _cut_mid_word(screen: str) -> list[str]:
         else:
             full, last = len(line) == COLUMNS, line[-1:] or " "
         first = after.lstrip("│ ")[:1]
+        if not line.startswith(" ") and after.startswith("    "):
+            continue  # a listing's row, then its detail line: not a word going on
         if full and (last.isalnum() or last in "-_/") and first.isalnum():
             cut.append(f"{line}\n{after}")
     return cut
@@ -91,7 +100,8 @@ def test_everything_fits_80_columns_without_a_broken_word(sandbox_factory, tmp_p
     terminal.run(["sh", str(tmp_path / "steps.sh")], env, tmp_path / "run.sh")
     screen = terminal.wait_for(lambda text: "EXIT=" in text, timeout=300)
     print(screen)  # pytest -s shows what a person sees
-    for marker in ("@@launch=0", "@@failed=1", "@@status=0", "@@agents=0", "@@fund=1"):
+    markers = ("@@launch=0", "@@token=0", "@@card=0", "@@failed=1", "@@status=0", "@@agents=0")
+    for marker in (*markers, "@@fund=1"):
         assert marker in screen, screen[-3000:]
 
     assert _wrapped_by_the_terminal(terminal.screen(joined=True)) == []
@@ -105,12 +115,18 @@ def test_everything_fits_80_columns_without_a_broken_word(sandbox_factory, tmp_p
     for address in addresses:  # whole, or short; never a piece
         assert address in screen or short(address) in screen, address
     addresses += good["signatures"]
-    for run in BASE58_RUN.findall(screen):  # every long base58 word shown is a whole one
-        assert not _is_piece(run, addresses), run
+    for found in BASE58_RUN.finditer(screen):  # every long base58 word shown is a whole one
+        cut = screen[found.end() : found.end() + 1] == "…"  # or says it was cut (a card's URL)
+        assert cut or not _is_piece(found.group(), addresses), found.group()
     for url in URL.findall(screen):
         assert url.rstrip("`).,") == good["launchPage"] or "…" in url, url
     for key in shown["keys"]:
         assert key in screen, key
+    token = screen.split("@@launch=0", 1)[1].split("@@token=0", 1)[0]
+    assert f"    {good['launchPage']}" in token.splitlines(), token  # one line, below its launch
+    status = screen.split("@@failed=1", 1)[1].split("@@status=0", 1)[0]
+    claims = [line.split()[0] for line in status.splitlines() if line.startswith("claim-")]
+    assert [c[-2:] for c in sorted(claims, key=lambda c: c[-1])] == ["-1", "-2", "-3"], status
     for name in shown["names"]:  # an agent's name on one line
         assert name in screen, name
 

@@ -130,6 +130,6 @@ def test_the_command_names_file_line_and_what_to_send_instead(sandbox_factory, t
     result = launchops(env, "launch", str(path), "--no-prefect", "--json")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     where = f"{path}:{line_of(path, 'lockedAllocations:')}"
-    assert f"{where} launchpool.lockedAllocations" in result.stderr
+    assert f"error: {where}: launchpool.lockedAllocations: " in result.stderr  # the README form
     assert "claimScheduleV2" in result.stderr
     assert stats(sandbox)["api"] == {}

@@ -336,7 +336,8 @@ def test_prefect_deploy_all_makes_prefect_yamls_deployments_and_a_batch_spreads(
     lines = steps(bash_block(SCHEDULES, "deploy --all"))["setup"]
     commands = [line.command for line in lines]
     assert commands == [
-        f"prefect work-pool create {POOL} --type process",
+        f"prefect work-pool inspect {POOL} >/dev/null 2>&1"
+        f" || prefect work-pool create {POOL} --type process",
         "prefect --no-prompt deploy --all",
     ]
     done = [yaml_pool.run(command) for command in commands]
