@@ -22,6 +22,7 @@ from tests.support.pipeline import embedded_env, launchops, run_python
 ROOT = docs.ROOT
 THIS = "tests/test_docs.py"
 COMMANDS = "tests/test_readme_commands.py"
+AFTER = "tests/after/test_after_readme_commands.py"
 # Each section with a block to run, and the test module that reads and runs it.
 CLAIMS = {
     "launchops": THIS,  # README's two commands
@@ -35,7 +36,7 @@ CLAIMS = {
     "Registration retry": COMMANDS,
     "Schedules and several workers": COMMANDS,
     "Running on several machines": "tests/workers/test_readme_machines.py",
-    "After the launch: agents, creator rewards, launch status": "tests/after/test_after_readme_commands.py",
+    "After the launch: agents, creator rewards, launch status": AFTER,
     "Using launchops from Python": "tests/test_readme_python.py",
     "The client library": THIS,
     "Landing on a busy cluster": "tests/test_readme_landing.py",
