@@ -4,8 +4,9 @@
 
 Launches run concurrently (each step a task), the API and RPC rate limits shared by all
 of them (on a pool: by every worker, through the server's global limits). On a work
-pool, each other online worker gets a `batch-part` flow run that walks the same batch
-from its own start; the journal's lease gives each launch to one of them. One failing
+pool, each other online worker gets a `batch-part` flow run; every participant takes the
+batch's launches from the journal one at a time as its lanes come free (work stealing,
+`launchops.pipeline.sharing`), and the journal's lease gives each launch to one of them. One failing
 launch never stops the others; a file with a `schedule:` is left to its own deployment
 (`scheduled`, nothing of it created or journaled). While it runs, a progress artifact
 moves as launches finish; at the end: JSON and CSV reports, a table artifact, and a
@@ -31,8 +32,9 @@ from launchops.config.launchfile import launch_files
 from launchops.journal.records import LaunchRecord
 from launchops.library.launches import batch_outcome
 from launchops.library.results import BatchResult
-from launchops.pipeline.batch import BatchRow, counts, record_files, run_keys, sweep
+from launchops.pipeline.batch import BatchRow, counts, record_files
 from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.sharing import left_to_others, run_claimed, run_keys, sweep
 
 
 @flow(name="batch", log_prints=False)
@@ -56,11 +58,12 @@ async def batch_flow(
         for row in rows:
             row_listeners(row)
         keys = [row.key for row in rows if row.key and row.runnable]
+        batch = _batch_id()
+        await flow_ctx.ctx.journal.offer(batch, keys)  # before any part can ask for one
         async with batch_progress(rows):
-            spread = await spread_batch(keys, profile, profiles_file, total, base_url)
+            spread = await spread_batch(keys, batch, profile, profiles_file, total, base_url)
             # With parts, this flow run waits for what they hold and takes over a dead one's.
-            lanes, sweep_after = spread.lanes, bool(spread.parts)
-            await _work_share(flow_ctx, rows, lanes, start=0, sweep_after=sweep_after)
+            await _work_share(flow_ctx, rows, batch, spread.lanes, main=True, parts=spread.parts)
             parts = await finish_spread(spread)
         result = await finish(flow_ctx.ctx, rows, "batch")
     return batch_end(replace(result, parts=parts))
@@ -69,31 +72,54 @@ async def batch_flow(
 @flow(name="batch-part", log_prints=False)
 async def batch_part_flow(
     keys: list[str],
-    start: int = 0,
+    batch: str = "",
     lanes: int = 8,
     profile: str = "sandbox",
     profiles_file: str | None = None,
     base_url: str | None = None,
 ) -> dict[str, int]:
-    """A share of a batch on another worker: the batch's launches from row `start` on."""
+    """A share of a batch on another worker: the batch's launches this worker claims,
+    one at a time as its lanes come free, until none is left."""
     async with flow_context(profile, profiles_file, base_url) as flow_ctx:
         records = [await flow_ctx.ctx.journal.get(key) for key in keys]
         rows = [_row(key, record) for key, record in zip(keys, records, strict=True)]
-        await _work_share(flow_ctx, rows, lanes, start=start, sweep_after=False)
+        await _work_share(flow_ctx, rows, batch, lanes, main=False)
     return counts(rows)
 
 
 async def _work_share(
-    flow_ctx: FlowContext, rows: list[BatchRow], lanes: int, *, start: int, sweep_after: bool
+    flow_ctx: FlowContext,
+    rows: list[BatchRow],
+    batch: str,
+    lanes: int,
+    *,
+    main: bool,
+    parts: list[object] | None = None,
 ) -> None:
-    """This worker's share: its lanes (held in the server's launches-in-flight limit, when
-    there is one), every unsettled launch from `start` on, then (`sweep_after`) what the
-    others still hold, until they finish it or their lease lapses."""
+    """This participant's share: its lanes (held in the server's launches-in-flight limit,
+    when there is one), each claiming the batch's next unclaimed launch as it comes free.
+    Then, for the batch's own flow run: with parts, what the others hold, until they
+    finish it or their lease lapses; without, what an earlier attempt of this flow run
+    claimed and left."""
     async with launch_slots(flow_ctx.launches_limit, lanes, flow_ctx.limits) as granted:
         common = {"concurrency": granted, "call": flow_ctx.call, "on_update": row_listeners}
-        await run_keys(flow_ctx.ctx, rows, start=start, **common)
-        if sweep_after:
+        mine = await run_claimed(flow_ctx.ctx, rows, batch, **common)
+        if not main:
+            return
+        left_to_others(rows, mine)
+        if parts:
             await sweep(flow_ctx.ctx, rows, **common)
+        else:
+            await run_keys(flow_ctx.ctx, [r for r in rows if r.key not in mine], **common)
+
+
+def _batch_id() -> str:
+    """The batch's id in the journal's claims: its flow run's."""
+    from prefect.context import get_run_context
+
+    flow_run = get_run_context().flow_run  # type: ignore[union-attr]
+    assert flow_run is not None
+    return str(flow_run.id)
 
 
 def _row(key: str, record: LaunchRecord | None) -> BatchRow:

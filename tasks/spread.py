@@ -2,9 +2,10 @@
 works a share itself and asks, for each other worker online in the pool, for a run of
 the `batch-part` deployment (a subflow run on the pool, which a free worker takes).
 
-Every part walks the whole batch from its own starting row; the journal's lease gives
-each launch to exactly one of them, so the work balances itself (a fast worker takes
-more) and nothing runs twice. Each worker runs its steps as task runs of its own flow
+Nothing is split ahead: every participant claims the batch's next unclaimed launch in
+the journal as each of its lanes comes free (`launchops.pipeline.sharing`), so the work
+balances itself (a fast worker takes more, a late one what is left) and the journal's
+lease keeps anything from running twice. Each worker runs its steps as task runs of its own flow
 run; the batch's flow run writes the one report, from the journal, for every launch.
 """
 
@@ -36,13 +37,15 @@ class Spread:
 
 async def spread_batch(
     keys: list[str],
+    batch: str,
     profile: str,
     profiles_file: str | None,
     concurrency: int,
     base_url: str | None = None,
 ) -> Spread:
     """Ask for a part per other online worker of this flow run's pool (none when the
-    flow run does not come from a pool's deployment, or no part deployment exists)."""
+    flow run does not come from a pool's deployment, or no part deployment exists); each
+    claims launches of `batch` (offered in the journal) as its lanes come free."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.objects import WorkerStatus
     from prefect.context import get_run_context
@@ -63,10 +66,10 @@ async def spread_batch(
     participants = max(1, min(online, len(keys)))
     lanes = max(1, math.ceil(concurrency / participants))
     spread = Spread(participants, lanes)
-    for index in range(1, participants):
+    for _ in range(1, participants):
         parameters = {
             "keys": keys,
-            "start": index * len(keys) // participants,
+            "batch": batch,
             "lanes": lanes,
             "profile": profile,
             "profiles_file": profiles_file,
