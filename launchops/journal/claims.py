@@ -57,6 +57,12 @@ def claim_next(conn: Connection, batch: str, worker: str) -> str | None:
             return str(first.key)
 
 
+def offered(conn: Connection, batch: str) -> bool:
+    """Whether the batch's launches were offered (any of them)."""
+    first = conn.execute(select(claims.c.position).where(claims.c.batch == batch).limit(1))
+    return first.first() is not None
+
+
 def claimed(conn: Connection, batch: str) -> dict[str, str]:
     """Who claimed each claimed launch of the batch."""
     query = select(claims.c.key, claims.c.worker).where(
@@ -88,6 +94,15 @@ class Claims:
                 return claim_next(conn, batch, worker)
 
         return await self._run(write)
+
+    async def offered(self, batch: str) -> bool:
+        """Whether the batch's flow run offered its launches yet."""
+
+        def read() -> bool:
+            with self.engine.connect() as conn:
+                return offered(conn, batch)
+
+        return await self._run(read)
 
     async def claimed(self, batch: str) -> dict[str, str]:
         def read() -> dict[str, str]:

@@ -36,7 +36,8 @@ async def run_claimed(
 ) -> set[str]:
     """Work the batch's launches that this participant claims, `concurrency` lanes each
     claiming the next unclaimed one as it comes free, until none is left; the keys it
-    claimed. Rows of launches claimed by others are left as they are."""
+    claimed. Rows of launches claimed by others are left as they are; a claimed launch
+    with no row in `rows` (a part knows none ahead) gets one, added to them."""
     notify = on_update or _unheard
     by_key = {row.key: row for row in rows if row.key}
     mine: set[str] = set()
@@ -45,9 +46,12 @@ async def run_claimed(
     async def lane() -> None:
         while (key := await ctx.journal.claim_next(batch, worker)) is not None:
             mine.add(key)
-            row = by_key.get(key)
-            if row is not None and not stopped_row(ctx, row, notify):
-                await work_row(ctx, row, call, notify)
+            if key not in by_key:
+                record = await ctx.journal.get(key)
+                by_key[key] = BatchRow(file=(record.source if record else None) or key, key=key)
+                rows.append(by_key[key])
+            if not stopped_row(ctx, by_key[key], notify):
+                await work_row(ctx, by_key[key], call, notify)
 
     await asyncio.gather(*(lane() for _ in range(concurrency or ctx.profile.concurrency)))
     return mine
