@@ -37,6 +37,7 @@ POOL = "launchops"
 AUTH = "launchops:spread-test-auth"
 CONCURRENCY = Profile.model_fields["concurrency"].default  # the profile's, as the docs leave it
 NEXT_RUN_WITHIN = 120.0
+SLOTS_BACK_WITHIN = 60 + 15 + 30  # a minute's lease, the server's repossessor loop, room
 SEVERAL_MACHINES = Path(__file__).resolve().parents[2] / "docs" / "several-machines.md"
 WORKER_SETTINGS = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30", "PREFECT_WORKER_QUERY_SECONDS": "2"}
 
@@ -130,14 +131,26 @@ class ReadmePool:
             for run in runs
         ]
 
+    def slots_free_within(self, since: float, bound: float) -> float:
+        """Seconds from `since` until no launch slot of the profile's limit is held."""
+        while True:
+            limit = self.server.api("GET", "/v2/concurrency_limits/launchops-launches-sandbox")
+            waited = time.monotonic() - since
+            if limit["active_slots"] == 0 or waited > bound:
+                return waited
+            time.sleep(0.5)
+
     def states(self, prefix: str) -> dict[str, tuple[str, str | None]]:
         """Each launch of the batch `prefix`: (state, worker that last took it)."""
         import psycopg
 
         with psycopg.connect(self.launch_env["LAUNCHOPS_JOURNAL_URL"]) as db:
-            rows = db.execute(
-                "select key, state, worker from launches where key like %s", (f"{prefix}-%",)
-            ).fetchall()
+            try:
+                rows = db.execute(
+                    "select key, state, worker from launches where key like %s", (f"{prefix}-%",)
+                ).fetchall()
+            except psycopg.errors.UndefinedTable:  # no batch has opened the journal yet
+                return {}
         return {key: (state, worker) for key, state, worker in rows}
 
     def report(self) -> dict[str, Any]:
@@ -216,6 +229,7 @@ def test_the_next_batch_after_a_worker_dies_finishes_within_two_minutes(pool):
         assert time.monotonic() < deadline, f"{victim.name} never took a launch"
         time.sleep(0.2)
     victim.kill()  # the worker, its flow-run process, everything it started
+    killed_at = time.monotonic()
     survivor = next(worker for worker in pool.workers if worker is not victim)
     try:
         following = pool.run_batch(folder)  # the next run, on the worker left
@@ -228,6 +242,10 @@ def test_the_next_batch_after_a_worker_dies_finishes_within_two_minutes(pool):
         after = stats(pool.sandbox)["launches"]
         for what in ("mintsOnChain", "registered"):
             assert after[what] - before[what] == count, (what, after)
+        # The dead flow run's launch slots came back: its lease (60 s) lapsed unrenewed and
+        # the server's repossessor (every 15 s) freed them; Prefect's default kept 300 s.
+        freed_after = pool.slots_free_within(killed_at, SLOTS_BACK_WITHIN)
+        assert freed_after < SLOTS_BACK_WITHIN, freed_after
     finally:
         victim.restart()
 
