@@ -22,7 +22,7 @@ from pathlib import Path
 
 from launchops.flows.outcome import batch_end
 from launchops.tasks import validate_step
-from launchops.tasks.context import FlowContext, flow_context, row_listeners
+from launchops.tasks.context import FlowContext, flow_context, progress, row_listeners
 from launchops.tasks.limits import launch_slots
 from launchops.tasks.progress import batch_progress
 from launchops.tasks.report import publish_report
@@ -107,7 +107,8 @@ async def _work_share(
     Then, for the batch's own flow run: with parts, what the others hold, until they
     finish it or their lease lapses; without, what an earlier attempt of this flow run
     claimed and left."""
-    async with launch_slots(flow_ctx.launches_limit, lanes, flow_ctx.limits) as granted:
+    slots = launch_slots(flow_ctx.launches_limit, lanes, flow_ctx.limits, say=progress)
+    async with slots as granted:
         common = {"concurrency": granted, "call": flow_ctx.call, "on_update": row_listeners}
         mine = await run_claimed(flow_ctx.ctx, rows, batch, **common)
         if not main:

@@ -20,13 +20,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
 log = logging.getLogger(__name__)
+Progress = Callable[[str, str, str], None]
 FRESH_SECONDS = 0.1
 # Launch slots are leased this long and renewed by Prefect at three quarters of it while
 # their holder lives; the server's repossessor frees an expired lease within its loop (15 s
@@ -103,19 +104,22 @@ class SharedRate:
 
 
 @asynccontextmanager
-async def launch_slots(name: str, lanes: int, present: dict[str, int]) -> AsyncIterator[int]:
+async def launch_slots(
+    name: str, lanes: int, present: dict[str, int], say: Progress | None = None
+) -> AsyncIterator[int]:
     """Hold slots of the launches-in-flight limit for `lanes` lanes while the block runs
     (when the server has that limit); yields the lanes granted (at most the limit). The
     slots are leased for `LEASE_SECONDS` and renewed by Prefect while this process lives:
     a holder that dies frees them within that and the server's repossessor loop. While
-    the slots are not free, the run says so (how many, held since when)."""
+    the slots are not free, the run says so (how many, held since when): in its log, and
+    to `say` (the command's display)."""
     if name not in present:
         yield lanes
         return
     from prefect.concurrency.asyncio import concurrency
 
     granted = max(1, min(lanes, present[name]))
-    notice = asyncio.create_task(_say_while_waiting(name, granted))
+    notice = asyncio.create_task(_say_while_waiting(name, granted, say))
     try:
         async with concurrency(name, occupy=granted, lease_duration=LEASE_SECONDS, strict=True):
             notice.cancel()
@@ -124,10 +128,9 @@ async def launch_slots(name: str, lanes: int, present: dict[str, int]) -> AsyncI
         notice.cancel()
 
 
-async def _say_while_waiting(name: str, wanted: int) -> None:
+async def _say_while_waiting(name: str, wanted: int, say: Progress | None) -> None:
     """A line now and then while the slots are not granted: to the run's log (WARNING, so
-    a worker's output and the UI show it) and to the command's display."""
-    from launchops.tasks.context import progress
+    a worker's output and the UI show it) and to `say`."""
     from prefect.exceptions import MissingContextError
     from prefect.logging import get_run_logger
 
@@ -137,7 +140,8 @@ async def _say_while_waiting(name: str, wanted: int) -> None:
             line = await waiting_line(name, wanted)
             with suppress(MissingContextError):
                 get_run_logger().warning("%s", line)
-            progress("", "launch slots", line)
+            if say is not None:
+                say("", "launch slots", line)
         await asyncio.sleep(WAIT_REPEAT_SECONDS)
 
 

@@ -28,7 +28,7 @@ def limit(prefect_server):
 
 
 def test_a_run_waiting_for_launch_slots_says_how_many_and_since_when(limit, monkeypatch):
-    from launchops.tasks import context, limits
+    from launchops.tasks import limits
 
     monkeypatch.setattr(limits, "WAIT_NOTICE_SECONDS", 0.1)
     said: list[str] = []
@@ -39,7 +39,6 @@ def test_a_run_waiting_for_launch_slots_says_how_many_and_since_when(limit, monk
             said.append(message)
             heard.set()
 
-    monkeypatch.setattr(context, "_LISTENERS", [listener])
     from prefect.concurrency.asyncio import concurrency as real
 
     leases: list[float] = []
@@ -52,7 +51,7 @@ def test_a_run_waiting_for_launch_slots_says_how_many_and_since_when(limit, monk
 
     async def scenario() -> int:
         async with limits.launch_slots(limit, 2, {limit: 2}):  # another run holds them all
-            waiting = asyncio.create_task(_take(limits, limit))
+            waiting = asyncio.create_task(_take(limits, limit, listener))
             await asyncio.wait_for(heard.wait(), 30)
             assert not waiting.done()
         return await asyncio.wait_for(waiting, 30)  # granted once the holder let go
@@ -63,6 +62,6 @@ def test_a_run_waiting_for_launch_slots_says_how_many_and_since_when(limit, monk
     assert " since " in said[0] and "UTC" in said[0]
 
 
-async def _take(limits, name: str) -> int:
-    async with limits.launch_slots(name, 1, {name: 2}) as granted:
+async def _take(limits, name: str, say) -> int:
+    async with limits.launch_slots(name, 1, {name: 2}, say=say) as granted:
         return granted

@@ -32,7 +32,8 @@ from tests.support.postgres import database
 from tests.support.prefect_pool import PrefectServer, Worker, airdrop, descendants
 from tests.support.readme_shell import wait_online
 
-pytestmark = pytest.mark.postgres
+# One Prefect server and two workers for the whole module, its tests in one process.
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("workers-readme-spread")]
 POOL = "launchops"
 AUTH = "launchops:spread-test-auth"
 CONCURRENCY = Profile.model_fields["concurrency"].default  # the profile's, as the docs leave it
