@@ -1,15 +1,18 @@
 """Many launches from a folder or a list of files, resumable as a whole.
 
-    validate every file -> spread over the pool's workers -> run my share -> sweep -> report
+    ask for parts on the pool's workers -> validate every file -> offer the launches
+    -> claim and run them as lanes come free -> sweep what others hold -> report
 
 Launches run concurrently (each step a task), the API and RPC rate limits shared by all
 of them (on a pool: by every worker, through the server's global limits). On a work
-pool, each other online worker gets a `batch-part` flow run that walks the same batch
-from its own start; the journal's lease gives each launch to one of them. One failing
-launch never stops the others; a file with a `schedule:` is left to its own deployment
-(`scheduled`, nothing of it created or journaled). While it runs, a progress artifact
-moves as launches finish; at the end: JSON and CSV reports, a table artifact, and a
-FAILED-type state ("Needs attention") when not every launch finished (`flows/outcome.py`).
+pool, each other online worker gets a `batch-part` flow run, asked for first (a worker
+takes seconds to start one); every participant takes the batch's launches from the
+journal one at a time as its lanes come free (work stealing, `launchops.pipeline.sharing`),
+and the journal's lease gives each launch to one of them. One failing launch never stops
+the others; a file with a `schedule:` is left to its own deployment (`scheduled`,
+nothing of it created or journaled). While it runs, a progress artifact moves as
+launches finish; at the end: JSON and CSV reports, a table artifact, and a FAILED-type
+state ("Needs attention") when not every launch finished (`flows/outcome.py`).
 """
 
 from __future__ import annotations
@@ -19,20 +22,20 @@ from pathlib import Path
 
 from launchops.flows.outcome import batch_end
 from launchops.tasks import validate_step
-from launchops.tasks.context import FlowContext, flow_context, row_listeners
+from launchops.tasks.context import FlowContext, flow_context, progress, row_listeners
 from launchops.tasks.limits import launch_slots
 from launchops.tasks.progress import batch_progress
 from launchops.tasks.report import publish_report
-from launchops.tasks.spread import finish_spread, spread_batch
+from launchops.tasks.spread import finish_spread, offered, spread_batch
 from prefect import flow
 from prefect.states import State
 
 from launchops.config.launchfile import launch_files
-from launchops.journal.records import LaunchRecord
 from launchops.library.launches import batch_outcome
 from launchops.library.results import BatchResult
-from launchops.pipeline.batch import BatchRow, counts, record_files, run_keys, sweep
+from launchops.pipeline.batch import BatchRow, counts, record_files
 from launchops.pipeline.context import LaunchContext
+from launchops.pipeline.sharing import left_to_others, run_claimed, run_keys, sweep
 
 
 @flow(name="batch", log_prints=False)
@@ -51,53 +54,79 @@ async def batch_flow(
         async def check(_: LaunchContext, path: Path) -> str:
             return await validate_step(flow_ctx.name, str(path))
 
-        total = concurrency or flow_ctx.settings.concurrency
-        rows = await record_files(flow_ctx.ctx, files, concurrency=total, check=check)
-        for row in rows:
-            row_listeners(row)
-        keys = [row.key for row in rows if row.key and row.runnable]
-        async with batch_progress(rows):
-            spread = await spread_batch(keys, profile, profiles_file, total, base_url)
-            # With parts, this flow run waits for what they hold and takes over a dead one's.
-            lanes, sweep_after = spread.lanes, bool(spread.parts)
-            await _work_share(flow_ctx, rows, lanes, start=0, sweep_after=sweep_after)
-            parts = await finish_spread(spread)
+        total, batch = concurrency or flow_ctx.settings.concurrency, _batch_id()
+        # The parts first: a worker takes seconds to pick one up and start it; the files
+        # are validated meanwhile, and each part waits for the batch's offer.
+        spread = await spread_batch(len(files), batch, profile, profiles_file, total, base_url)
+        try:
+            rows = await record_files(flow_ctx.ctx, files, concurrency=total, check=check)
+            for row in rows:
+                row_listeners(row)
+            keys = [row.key for row in rows if row.key and row.runnable]
+            await flow_ctx.ctx.journal.offer(batch, keys)
+            async with batch_progress(rows):
+                # With parts, this flow run waits for what they hold, takes over a dead one's.
+                await _work_share(
+                    flow_ctx, rows, batch, spread.lanes, main=True, parts=spread.parts
+                )
+        finally:
+            states = await finish_spread(spread)
         result = await finish(flow_ctx.ctx, rows, "batch")
-    return batch_end(replace(result, parts=parts))
+    return batch_end(replace(result, parts=states))
 
 
 @flow(name="batch-part", log_prints=False)
 async def batch_part_flow(
-    keys: list[str],
-    start: int = 0,
+    batch: str = "",
     lanes: int = 8,
     profile: str = "sandbox",
     profiles_file: str | None = None,
     base_url: str | None = None,
 ) -> dict[str, int]:
-    """A share of a batch on another worker: the batch's launches from row `start` on."""
+    """A share of a batch on another worker: once the batch's flow run offered its
+    launches, those this worker claims, one at a time as its lanes come free, until none
+    is left."""
     async with flow_context(profile, profiles_file, base_url) as flow_ctx:
-        records = [await flow_ctx.ctx.journal.get(key) for key in keys]
-        rows = [_row(key, record) for key, record in zip(keys, records, strict=True)]
-        await _work_share(flow_ctx, rows, lanes, start=start, sweep_after=False)
+        rows: list[BatchRow] = []
+        if await offered(flow_ctx.ctx.journal, batch):
+            await _work_share(flow_ctx, rows, batch, lanes, main=False)
     return counts(rows)
 
 
 async def _work_share(
-    flow_ctx: FlowContext, rows: list[BatchRow], lanes: int, *, start: int, sweep_after: bool
+    flow_ctx: FlowContext,
+    rows: list[BatchRow],
+    batch: str,
+    lanes: int,
+    *,
+    main: bool,
+    parts: list[object] | None = None,
 ) -> None:
-    """This worker's share: its lanes (held in the server's launches-in-flight limit, when
-    there is one), every unsettled launch from `start` on, then (`sweep_after`) what the
-    others still hold, until they finish it or their lease lapses."""
-    async with launch_slots(flow_ctx.launches_limit, lanes, flow_ctx.limits) as granted:
+    """This participant's share: its lanes (held in the server's launches-in-flight limit,
+    when there is one), each claiming the batch's next unclaimed launch as it comes free.
+    Then, for the batch's own flow run: with parts, what the others hold, until they
+    finish it or their lease lapses; without, what an earlier attempt of this flow run
+    claimed and left."""
+    slots = launch_slots(flow_ctx.launches_limit, lanes, flow_ctx.limits, say=progress)
+    async with slots as granted:
         common = {"concurrency": granted, "call": flow_ctx.call, "on_update": row_listeners}
-        await run_keys(flow_ctx.ctx, rows, start=start, **common)
-        if sweep_after:
+        mine = await run_claimed(flow_ctx.ctx, rows, batch, **common)
+        if not main:
+            return
+        left_to_others(rows, mine)
+        if parts:
             await sweep(flow_ctx.ctx, rows, **common)
+        else:
+            await run_keys(flow_ctx.ctx, [r for r in rows if r.key not in mine], **common)
 
 
-def _row(key: str, record: LaunchRecord | None) -> BatchRow:
-    return BatchRow(file=(record.source if record else None) or key, key=key)
+def _batch_id() -> str:
+    """The batch's id in the journal's claims: its flow run's."""
+    from prefect.context import get_run_context
+
+    flow_run = get_run_context().flow_run  # type: ignore[union-attr]
+    assert flow_run is not None
+    return str(flow_run.id)
 
 
 async def finish(ctx: LaunchContext, rows: list[BatchRow], prefix: str) -> BatchResult:

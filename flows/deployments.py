@@ -63,7 +63,7 @@ def build(
     if batch and batch_cron:
         wanted.append((batch_flow, f"batch-{profile}", [_cron(batch_cron)], {"paths": batch}))
     if from_source:  # on a pool: the share of a batch another worker runs
-        wanted.append((batch_part_flow, f"batch-part-{profile}", [], {"keys": []}))
+        wanted.append((batch_part_flow, f"batch-part-{profile}", [], {"batch": ""}))
     if retry_cron:
         again = {"older_than_seconds": 300.0}
         wanted.append(

@@ -2,19 +2,24 @@
 works a share itself and asks, for each other worker online in the pool, for a run of
 the `batch-part` deployment (a subflow run on the pool, which a free worker takes).
 
-Every part walks the whole batch from its own starting row; the journal's lease gives
-each launch to exactly one of them, so the work balances itself (a fast worker takes
-more) and nothing runs twice. Each worker runs its steps as task runs of its own flow
+Nothing is split ahead: every participant claims the batch's next unclaimed launch in
+the journal as each of its lanes comes free (`launchops.pipeline.sharing`), so the work
+balances itself (a fast worker takes more, a late one what is left) and the journal's
+lease keeps anything from running twice. Each worker runs its steps as task runs of its own flow
 run; the batch's flow run writes the one report, from the journal, for every launch.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 PART_FLOW = "batch-part"
+OFFER_POLL_SECONDS = 0.5
 
 
 def part_deployment(batch_deployment: str) -> str:
@@ -35,14 +40,17 @@ class Spread:
 
 
 async def spread_batch(
-    keys: list[str],
+    launches: int,
+    batch: str,
     profile: str,
     profiles_file: str | None,
     concurrency: int,
     base_url: str | None = None,
 ) -> Spread:
-    """Ask for a part per other online worker of this flow run's pool (none when the
-    flow run does not come from a pool's deployment, or no part deployment exists)."""
+    """Ask for a part per other online worker of this flow run's pool, at most one per
+    launch file but this run's (none when the flow run does not come from a pool's
+    deployment, or no part deployment exists); each claims launches of `batch` once
+    they are offered in the journal, as its lanes come free."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.objects import WorkerStatus
     from prefect.context import get_run_context
@@ -60,13 +68,12 @@ async def spread_batch(
             part = await client.read_deployment_by_name(part_deployment(str(deployment.name)))
         except ObjectNotFound:
             return Spread(1, concurrency)
-    participants = max(1, min(online, len(keys)))
+    participants = max(1, min(online, launches))
     lanes = max(1, math.ceil(concurrency / participants))
     spread = Spread(participants, lanes)
-    for index in range(1, participants):
+    for _ in range(1, participants):
         parameters = {
-            "keys": keys,
-            "start": index * len(keys) // participants,
+            "batch": batch,
             "lanes": lanes,
             "profile": profile,
             "profiles_file": profiles_file,
@@ -77,6 +84,23 @@ async def spread_batch(
         )
         spread.parts.append(run)
     return spread
+
+
+async def offered(journal: Any, batch: str, patience: float = 900.0) -> bool:
+    """Wait until the batch's flow run (whose id `batch` is) offered its launches in the
+    journal: True then; False when it ended first, or after `patience` seconds."""
+    from prefect.client.orchestration import get_client
+
+    deadline = time.monotonic() + patience
+    async with get_client() as client:
+        while time.monotonic() < deadline:
+            if await journal.offered(batch):
+                return True
+            run = await client.read_flow_run(UUID(batch)) if batch else None
+            if run is None or (run.state is not None and run.state.is_final()):
+                return False
+            await asyncio.sleep(OFFER_POLL_SECONDS)
+    return False
 
 
 async def finish_spread(spread: Spread) -> dict[str, str]:

@@ -76,7 +76,13 @@ def batch(
     paths = [str(f) for f in files]
     live = board.live() if board else None
     result = call.drive(
-        "batch:batch_flow", plain, listen=listen, live=live, paths=paths, concurrency=concurrency
+        "batch:batch_flow",
+        plain,
+        listen=listen,
+        live=live,
+        progress=note,
+        paths=paths,
+        concurrency=concurrency,
     )
     print_batch(result.to_json(), call.as_json, "batch")
 

@@ -122,12 +122,14 @@ class Call:
         listen: Callable[[], None] | None = None,
         live: AbstractContextManager[Any] | None = None,
         sandbox: bool = True,
+        progress: Callable[[str, str, str], None] | None = None,
         **params: Any,
     ) -> T:
         """The command's work: the flow `flow` (`module:name` in launchops.flows) with
         `params`, this profile and its file; or, with `--no-prefect`, `plain` (the
         library). `listen` hooks the flow's progress (it needs Prefect's modules, so it
-        runs only on that path); `live` is a display started once the sandbox is up."""
+        runs only on that path); `live` is a display started once the sandbox is up, and
+        `progress` its progress (it shows Prefect starting)."""
 
         async def through_prefect() -> T:
             from launchops.flows.outcome import result_of
@@ -141,7 +143,7 @@ class Call:
             return await result_of(await work(**params, **where, return_state=True))
 
         with embedded_sandbox(self.settings) if sandbox else nullcontext(), live or nullcontext():
-            return drive(prefect=self.prefect, flow=through_prefect, plain=plain)
+            return drive(prefect=self.prefect, flow=through_prefect, plain=plain, progress=progress)
 
     def run(self, work: Callable[[], Awaitable[T]]) -> T:
         """The library's `work`, in this process, in the embedded sandbox if it wants one."""

@@ -295,15 +295,20 @@ def drive(
     prefect: bool,
     flow: Callable[[], Awaitable[T]],
     plain: Callable[[], Awaitable[T]],
+    progress: Callable[[str, str, str], None] | None = None,
 ) -> T:
     """Run the command's work through its Prefect flow, or in this process (`--no-prefect`);
-    `flow` imports the flow when called, so a plain run never loads Prefect."""
+    `flow` imports the flow when called, so a plain run never loads Prefect. With no
+    Prefect API configured, a temporary server of the command's own (said on `progress`
+    while it starts), that stops in order and dies with the command."""
     if prefect:
         quiet_prefect()
         from launchops.cli.oneline import prefect_logging_ready
+        from launchops.cli.prefect_server import temporary_prefect
 
-        prefect_logging_ready()  # a failed run is the command's one error line
-        return asyncio.run(_awaited(flow))
+        with temporary_prefect(prefect_api_url(), progress):
+            prefect_logging_ready()  # a failed run is the command's one error line
+            return asyncio.run(_awaited(flow))
     return asyncio.run(_awaited(plain))
 
 

@@ -189,7 +189,7 @@ class BatchProgress:
         """A progress message: one of the batch's own (no launch key) shows below the bar
         until the next one (a wait for the RPC and how long it lasts)."""
         if not key:
-            self.waiting = f"{step}: {message}"
+            self.waiting = f"{step}: {message}" if message else ""
 
     def _render(self) -> Any:
         from rich.progress_bar import ProgressBar

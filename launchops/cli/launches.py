@@ -194,7 +194,9 @@ def _launch(
     with embedded_sandbox(settings, listener) as started, board.live() if board else nullcontext():
         path = str(file) if file else None
         flow = {"path": path, "key": key, "replace": replace, "now": now}
-        found = call.drive("launch:launch_flow", plain, listen=listen, sandbox=False, **flow)
+        found = call.drive(
+            "launch:launch_flow", plain, listen=listen, sandbox=False, progress=listener, **flow
+        )
         result = found.to_json()
         if board is not None:
             board.finish(result["finished"])

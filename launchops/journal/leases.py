@@ -10,7 +10,7 @@ lapsed and was taken writes nothing more, however late it wakes up.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, select, update
@@ -92,11 +92,16 @@ def release(conn: Connection, lease: Lease) -> None:
     )
 
 
-def last_workers(conn: Connection, keys: Sequence[str]) -> dict[str, str]:
-    """Who last took each launch's lease, as `take` wrote it on the launch's row."""
+def last_workers(
+    conn: Connection, keys: Sequence[str], since: datetime | None = None
+) -> dict[str, str]:
+    """Who last took each launch's lease, as `take` wrote it on the launch's row; with
+    `since`, only for launches written since then (a launch finished before is left out)."""
     query = select(launches.c.key, launches.c.worker).where(
         launches.c.key.in_(list(keys)), launches.c.worker.is_not(None)
     )
+    if since is not None:
+        query = query.where(launches.c.updated_at >= since)
     return {row.key: row.worker for row in conn.execute(query)}
 
 
@@ -131,11 +136,12 @@ class Leases:
     async def release(self, lease: Lease) -> None:
         await self._run(self._in_transaction(release, lease))
 
-    async def workers(self, keys: Sequence[str]) -> dict[str, str]:
-        """Who last took each launch's lease (the `worker` given to `acquire`)."""
+    async def workers(self, keys: Sequence[str], since: datetime | None = None) -> dict[str, str]:
+        """Who last took each launch's lease (the `worker` given to `acquire`); with
+        `since`, of the launches written since then only."""
 
         def read() -> dict[str, str]:
             with self.engine.connect() as conn:
-                return last_workers(conn, keys)
+                return last_workers(conn, keys, since)
 
         return await self._run(read) if keys else {}

@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
 from launchops.errors import JournalError, JournalUnavailable, LeaseLost
+from launchops.journal.claims import Claims
 from launchops.journal.leases import Leases
 from launchops.journal.records import (
     Created,
@@ -60,7 +61,7 @@ log = logging.getLogger(__name__)
 POOL_THREADS = 8
 
 
-class Journal(Leases):
+class Journal(Leases, Claims):
     """Async to its callers; inside, plain SQLAlchemy Core on a synchronous engine, each
     call one hop to the journal's own threads (one thread for SQLite, which takes one
     writer at a time; a small pool for PostgreSQL). That is ~5x less CPU a call than the

@@ -1,4 +1,5 @@
-"""The journal's tables. One row per launch, one per create attempt, and an event log."""
+"""The journal's tables. One row per launch, one per create attempt, an event log, the
+alerts' outbox, and the claims of batches shared by several workers."""
 
 from __future__ import annotations
 
@@ -94,7 +95,22 @@ class AlertRow(Base):
     )
 
 
+class ClaimRow(Base):
+    """A launch of a batch shared by several workers, in the batch's order, and who
+    claimed it: each participant takes the next unclaimed one when it has a free lane
+    (work stealing), so a worker that starts late takes what is left."""
+
+    __tablename__ = "batch_claims"
+
+    batch: Mapped[str] = mapped_column(String(64), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(80))
+    worker: Mapped[str | None] = mapped_column(String(120), nullable=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 # The tables as SQLAlchemy Core sees them: what the journal's statements name.
 launches = LaunchRow.__table__
 attempts = AttemptRow.__table__
 events = EventRow.__table__
+claims = ClaimRow.__table__

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -69,14 +68,14 @@ async def run_batch(
 
     async def one(row: BatchRow) -> None:
         # Validated inside its slot: the first launches start at once, not after every file.
-        if not _stopped(ctx, row, notify) and await _recorded(
+        if not stopped_row(ctx, row, notify) and await _recorded(
             ctx, row, check, seen, notify, leave_scheduled
         ):
-            await _work(ctx, row, call, notify)
+            await work_row(ctx, row, call, notify)
 
     for row in rows:
         notify(row)
-    await _bounded(rows, concurrency or ctx.profile.concurrency, one)
+    await bounded(rows, concurrency or ctx.profile.concurrency, one)
     return rows
 
 
@@ -98,59 +97,11 @@ async def record_files(
     async def one(row: BatchRow) -> None:
         await _recorded(ctx, row, check, seen, notify, leave_scheduled=True)
 
-    await _bounded(rows, concurrency or ctx.profile.concurrency, one)
+    await bounded(rows, concurrency or ctx.profile.concurrency, one)
     return rows
 
 
-async def run_keys(
-    ctx: LaunchContext,
-    rows: list[BatchRow],
-    *,
-    concurrency: int | None = None,
-    call: StepCaller = run_step,
-    start: int = 0,
-    on_update: Update | None = None,
-) -> list[BatchRow]:
-    """Run the recorded launches of `rows` that are not finished, at most `concurrency` in
-    flight, from row `start` round to the one before it. Several workers given the same
-    rows from different starts share them: the journal's lease gives each launch to one,
-    and a launch another worker has is left to it (`elsewhere`)."""
-    notify = on_update or _unheard
-
-    async def one(row: BatchRow) -> None:
-        if not _stopped(ctx, row, notify):
-            await _work(ctx, row, call, notify)
-
-    start = start % len(rows) if rows else 0
-    todo = [r for r in rows[start:] + rows[:start] if r.key and not r.finished and r.runnable]
-    await _bounded(todo, concurrency or ctx.profile.concurrency, one)
-    return rows
-
-
-async def sweep(
-    ctx: LaunchContext,
-    rows: list[BatchRow],
-    *,
-    concurrency: int | None = None,
-    call: StepCaller = run_step,
-    on_update: Update | None = None,
-    poll: float = 2.0,
-    patience: float = 3600.0,
-) -> list[BatchRow]:
-    """Run again what another worker had, until nothing is left to one: finished by it
-    meanwhile, or taken over here once its lease lapsed (a worker that died: at once on
-    this machine, after `lease_seconds` elsewhere)."""
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
-        left = [row for row in rows if row.state is RowStatus.ELSEWHERE]
-        if not left:
-            break
-        await asyncio.sleep(poll)
-        await run_keys(ctx, left, concurrency=concurrency, call=call, on_update=on_update)
-    return rows
-
-
-async def _bounded(
+async def bounded(
     rows: list[BatchRow], limit: int, work: Callable[[BatchRow], Awaitable[None]]
 ) -> None:
     """`work` on every row, at most `limit` at once."""
@@ -163,7 +114,7 @@ async def _bounded(
     await asyncio.gather(*(one(row) for row in rows))
 
 
-def _stopped(ctx: LaunchContext, row: BatchRow, notify: Update) -> bool:
+def stopped_row(ctx: LaunchContext, row: BatchRow, notify: Update) -> bool:
     """Whether the run stopped starting launches (its RPC or service gone): the row is then
     `unfinished`, with why."""
     why = ctx.stopped()
@@ -218,7 +169,7 @@ def _scheduled(ctx: LaunchContext, path: Path) -> tuple[str, str] | None:
     return plan.key, Schedule.parse(plan.schedule).shown
 
 
-async def _work(
+async def work_row(
     ctx: LaunchContext, row: BatchRow, call: StepCaller, notify: Update, by: Driver = Driver.RUN
 ) -> None:
     """Run the row's launch (`by` as run_launch takes it) and fill the row from the journal;
@@ -325,7 +276,7 @@ async def retry_registrations(
     ]
     rows = [BatchRow(file=record.source or "", key=record.key) for record in candidates]
     for row in rows:
-        await _work(ctx, row, call, on_update or _unheard, by=Driver.REGISTRATION_RETRY)
+        await work_row(ctx, row, call, on_update or _unheard, by=Driver.REGISTRATION_RETRY)
     return rows
 
 
@@ -337,12 +288,14 @@ def _failure(key: str | None, exc: Exception) -> str:
 
 
 async def name_workers(ctx: LaunchContext, rows: list[BatchRow]) -> list[BatchRow]:
-    """Each row's worker: who last took its launch's lease, wherever that ran (none for a
-    file left to its own schedule, which this batch did not run; none when the journal
-    does not answer: the report is written all the same)."""
+    """Each row's worker: who last took its launch's lease, wherever that ran, for the
+    launches this batch worked (none for one finished before it began, reported from the
+    journal; none for a file left to its own schedule; none when the journal does not
+    answer: the report is written all the same)."""
     ran = [row for row in rows if row.key and row.state is not RowStatus.SCHEDULED]
     try:
-        workers = await ctx.journal.workers([row.key for row in ran if row.key])
+        keys = [row.key for row in ran if row.key]
+        workers = await ctx.journal.workers(keys, since=ctx.opened_at)
     except LaunchOpsError:
         return rows
     for row in ran:
@@ -354,13 +307,14 @@ __all__ = [
     "BatchRow",
     "RowStatus",
     "batch_result",
+    "bounded",
     "counts",
     "name_workers",
     "record_files",
     "report_name",
     "retry_registrations",
     "run_batch",
-    "run_keys",
-    "sweep",
+    "stopped_row",
+    "work_row",
     "write_reports",
 ]

@@ -1,0 +1,255 @@
+"""Two workers with the docs' settings and nothing more (docs/several-machines.md: a
+server on PostgreSQL with its recorder and persister batched, `launchops deploy --pool`,
+`PREFECT_FLOWS_HEARTBEAT_FREQUENCY=30 PREFECT_WORKER_QUERY_SECONDS=2 prefect worker start
+--pool launchops --limit 1`, the profile's own concurrency and lease), one PostgreSQL
+journal:
+
+- a batch of four times the concurrency spreads over both workers (work stealing: the
+  part a worker picks up late takes what is left), each launch registered once, and the
+  report's `by worker` counts this batch only;
+- after a worker is killed mid-batch (SIGKILL, with its flow-run process), the next run
+  of the batch finishes every launch once, nobody acting, within two minutes of its
+  start (its launch slots are leased for a minute, not Prefect's five).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import base58
+import pytest
+from solders.keypair import Keypair
+
+from launchops.config.profiles import Profile
+from tests.support.pipeline import dump_yaml, launch_document, launchops, stats
+from tests.support.postgres import database
+from tests.support.prefect_pool import PrefectServer, Worker, airdrop, descendants
+from tests.support.readme_shell import wait_online
+
+# One Prefect server and two workers for the whole module, its tests in one process.
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("workers-readme-spread")]
+POOL = "launchops"
+AUTH = "launchops:spread-test-auth"
+CONCURRENCY = Profile.model_fields["concurrency"].default  # the profile's, as the docs leave it
+NEXT_RUN_WITHIN = 120.0
+SLOTS_BACK_WITHIN = 60 + 15 + 30  # a minute's lease, the server's repossessor loop, room
+SEVERAL_MACHINES = Path(__file__).resolve().parents[2] / "docs" / "several-machines.md"
+WORKER_SETTINGS = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30", "PREFECT_WORKER_QUERY_SECONDS": "2"}
+
+
+class ReadmePool:
+    """The server, two workers as the docs' step 3 starts them, and the operator's side."""
+
+    def __init__(self, root: Path, sandbox: Any, journal_db: str, server: PrefectServer) -> None:
+        self.root, self.sandbox, self.server = root, sandbox, server
+        self.key = Keypair()
+        self.launch_env = {
+            "LAUNCHOPS_BASE_URL": sandbox.base_url,
+            "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
+            "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+            "LAUNCHOPS_KEYPAIR": "env:LAUNCH_CREATOR_KEY",
+            "LAUNCH_CREATOR_KEY": base58.b58encode(bytes(self.key)).decode(),
+            "LAUNCHOPS_JOURNAL_URL": f"postgresql://postgres@127.0.0.1:5432/{journal_db}",
+        }
+        self.workers: list[Worker] = []
+
+    def env(self, name: str, **extra: str) -> dict[str, str]:
+        home = self.root / name
+        return {
+            **os.environ,
+            **self.server.client_env(home / "prefect"),
+            **self.launch_env,
+            "LAUNCHOPS_HOME": str(home / "launchops"),
+            "LAUNCHOPS_WORKER_NAME": name,
+            **extra,
+        }
+
+    def start_workers(self) -> None:
+        """As the docs' step 3 starts them, with its settings and no other."""
+        line = " ".join(f"{k}={v}" for k, v in WORKER_SETTINGS.items())
+        command = "prefect worker start --pool launchops --limit 1"
+        assert f"{line} \\\n    {command}" in SEVERAL_MACHINES.read_text()
+        for name in ("worker-a", "worker-b"):
+            (self.root / name / "prefect").mkdir(parents=True, exist_ok=True)
+            env = self.env(name, **WORKER_SETTINGS)
+            self.workers.append(Worker(name, POOL, env, self.root / f"{name}.log"))
+        wait_online(self.server.url, POOL, 2, self.server.headers)
+
+    def launchops(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return launchops(self.env("operator"), *args, timeout=timeout)
+
+    def folder(self, name: str, count: int) -> Path:
+        folder = self.root / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for index in range(count):
+            key = f"{name}-{index:02d}"
+            document = launch_document(key=key, symbol=f"R{index}")
+            (folder / f"{key}.yaml").write_text(dump_yaml(document))
+        return folder
+
+    def run_batch(self, folder: Path) -> str:
+        """A run of the batch deployment for `folder`, not waited for: its flow run id."""
+        params = json.dumps({"paths": [str(folder)]})
+        args = ["deployment", "run", "batch/batch-sandbox", "--params", params]
+        done = launchops(self.env("operator"), *args, module="prefect")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return next(line.split()[-1] for line in done.stdout.splitlines() if "UUID" in line)
+
+    def flow_run(self, run_id: str) -> dict[str, Any]:
+        return self.server.api("GET", f"/flow_runs/{run_id}")
+
+    def wait_for(self, run_id: str, states: set[str], timeout: float = 300) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while (run := self.flow_run(run_id))["state_type"] not in states:
+            assert time.monotonic() < deadline, (run["state_type"], run["state_name"])
+            time.sleep(0.5)
+        return run
+
+    def worker_running(self, run_id: str, timeout: float = 120) -> Worker:
+        """The worker whose process started the flow run `run_id`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            run = self.flow_run(run_id)
+            pid = str(run.get("infrastructure_pid") or "").rsplit(":", 1)[-1]
+            for worker in self.workers:
+                if pid.isdigit() and int(pid) in descendants(worker.process.pid):
+                    return worker
+            assert time.monotonic() < deadline, (run["state_type"], run.get("infrastructure_pid"))
+            time.sleep(0.2)
+
+    def timeline(self, run_id: str) -> list[tuple[str, str, str | None, str | None]]:
+        """The batch's flow run and its parts: name, state, created, started, ended."""
+        body = {"flow_runs": {"parent_flow_run_id": {"any_": [run_id]}}}
+        runs = [self.flow_run(run_id), *self.server.api("POST", "/flow_runs/filter", json=body)]
+        return [
+            (run["name"], run["state_type"], run["created"], run["start_time"], run["end_time"])
+            for run in runs
+        ]
+
+    def slots_free_within(self, since: float, bound: float) -> float:
+        """Seconds from `since` until no launch slot of the profile's limit is held."""
+        while True:
+            limit = self.server.api("GET", "/v2/concurrency_limits/launchops-launches-sandbox")
+            waited = time.monotonic() - since
+            if limit["active_slots"] == 0 or waited > bound:
+                return waited
+            time.sleep(0.5)
+
+    def states(self, prefix: str) -> dict[str, tuple[str, str | None]]:
+        """Each launch of the batch `prefix`: (state, worker that last took it)."""
+        import psycopg
+
+        with psycopg.connect(self.launch_env["LAUNCHOPS_JOURNAL_URL"]) as db:
+            try:
+                rows = db.execute(
+                    "select key, state, worker from launches where key like %s", (f"{prefix}-%",)
+                ).fetchall()
+            except psycopg.errors.UndefinedTable:  # no batch has opened the journal yet
+                return {}
+        return {key: (state, worker) for key, state, worker in rows}
+
+    def report(self) -> dict[str, Any]:
+        """The newest batch report, from whichever worker's home the batch ran in."""
+        found = sorted(
+            self.root.glob("worker-*/launchops/sandbox/reports/batch-*.json"),
+            key=lambda p: p.stat().st_mtime,
+        )
+        return json.loads(found[-1].read_text())
+
+    def close(self) -> None:
+        for worker in self.workers:  # workers before the server (a worker outliving it hangs)
+            worker.stop()
+        self.server.stop()
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    from launchops.sandbox.server import Sandbox, SandboxConfig
+
+    root = tmp_path_factory.mktemp("readme-spread")
+    with (
+        Sandbox(SandboxConfig(port=0, slot_ms=400)) as sandbox,
+        database("prefect") as server_db,
+        database("journal") as journal_db,
+    ):
+        server = PrefectServer(root / "server", server_db, auth=AUTH)
+        built = ReadmePool(root, sandbox, journal_db, server)
+        try:
+            airdrop(sandbox, built.key)
+            batch = built.folder("spread", 4 * CONCURRENCY)
+            deploy = built.launchops("deploy", "--pool", POOL, "--batch", str(batch))
+            assert deploy.returncode == 0, deploy.stderr[-3000:]
+            built.start_workers()
+            yield built
+        finally:
+            built.close()
+
+
+def test_a_batch_of_four_times_the_concurrency_spreads_over_both_workers(pool):
+    count = 4 * CONCURRENCY
+    before = stats(pool.sandbox)["launches"]
+    run_id = pool.run_batch(pool.folder("spread", count))  # the deployment's folder
+    run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
+    assert run["state_type"] == "COMPLETED", run["state"]
+    states = pool.states("spread")
+    assert {state for state, _ in states.values()} == {"registered"}, states
+    by_worker = {name: 0 for name in ("worker-a", "worker-b")}
+    for _, worker in states.values():
+        by_worker[worker] += 1
+    assert all(by_worker.values()), (by_worker, pool.timeline(run_id))  # both took launches
+    after = stats(pool.sandbox)["launches"]
+    for what in ("mintsOnChain", "registered"):
+        assert after[what] - before[what] == count, (what, after)
+    report = pool.report()
+    reported = {row["key"]: row["worker"] for row in report["launches"]}
+    assert reported == {key: worker for key, (_, worker) in states.items()}
+    # Run again: every launch reported from the journal, none counted for this batch.
+    again = pool.run_batch(pool.root / "spread")
+    assert pool.wait_for(again, {"COMPLETED", "FAILED", "CRASHED"})["state_type"] == "COMPLETED"
+    assert {row["worker"] for row in pool.report()["launches"]} == {None}
+
+
+def test_the_next_batch_after_a_worker_dies_finishes_within_two_minutes(pool):
+    count = 4 * CONCURRENCY
+    before = stats(pool.sandbox)["launches"]
+    folder = pool.folder("dies", count)
+    first = pool.run_batch(folder)
+    # The victim runs the batch's own flow run; killed while it works launches of it.
+    victim = pool.worker_running(first)
+    deadline = time.monotonic() + 180
+    while not any(
+        worker == victim.name and state != "registered"
+        for state, worker in pool.states("dies").values()
+    ):
+        assert time.monotonic() < deadline, f"{victim.name} never took a launch"
+        time.sleep(0.2)
+    victim.kill()  # the worker, its flow-run process, everything it started
+    killed_at = time.monotonic()
+    survivor = next(worker for worker in pool.workers if worker is not victim)
+    try:
+        following = pool.run_batch(folder)  # the next run, on the worker left
+        run = pool.wait_for(following, {"COMPLETED", "FAILED", "CRASHED"}, timeout=400)
+        took = _seconds(run["start_time"], run["end_time"])
+        assert run["state_type"] == "COMPLETED", run["state"]
+        assert took < NEXT_RUN_WITHIN, (took, survivor.log.read_text()[-3000:])
+        states = pool.states("dies")
+        assert {state for state, _ in states.values()} == {"registered"}, states
+        after = stats(pool.sandbox)["launches"]
+        for what in ("mintsOnChain", "registered"):
+            assert after[what] - before[what] == count, (what, after)
+        # The dead flow run's launch slots came back: its lease (60 s) lapsed unrenewed and
+        # the server's repossessor (every 15 s) freed them; Prefect's default kept 300 s.
+        freed_after = pool.slots_free_within(killed_at, SLOTS_BACK_WITHIN)
+        assert freed_after < SLOTS_BACK_WITHIN, freed_after
+    finally:
+        victim.restart()
+
+
+def _seconds(start: str, end: str) -> float:
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
