@@ -46,7 +46,8 @@ from tests.support.prefect_pool import (
     ui_page,
 )
 
-pytestmark = pytest.mark.postgres
+# One Prefect server, two workers and a deployment for the whole module, its tests in order.
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("workers-pool")]
 POOL = "launchops-pool"
 AUTH = "launchops:pool-test-auth"  # PREFECT_SERVER_API_AUTH_STRING / PREFECT_API_AUTH_STRING
 API_RATE, RPC_RATE = 4, 8  # low: the batch presses on them, and lasts while a part starts
@@ -189,10 +190,6 @@ class Pool:
             worker.stop()
         self.server.stop()
         self.hook.shutdown()
-
-
-# One Prefect server, two workers and a deployment for the whole module, its tests in order.
-pytestmark = pytest.mark.xdist_group("workers-pool")
 
 
 @pytest.fixture(scope="module")
