@@ -146,8 +146,10 @@ class Call:
             return drive(prefect=self.prefect, flow=through_prefect, plain=plain, progress=progress)
 
     def run(self, work: Callable[[], Awaitable[T]]) -> T:
-        """The library's `work`, in this process, in the embedded sandbox if it wants one."""
-        with embedded_sandbox(self.settings):
+        """The library's `work`, in this process, in the embedded sandbox if it wants one:
+        not when `--base-url` names the service to ask (a read asks that one, whatever
+        listens there)."""
+        with embedded_sandbox(self.settings) if self.base_url is None else nullcontext():
             return run(work())
 
     def show(self, data: Any, printer: Callable[[], None]) -> None:

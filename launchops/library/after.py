@@ -19,12 +19,13 @@ from launchops.library.after_results import (
     StatusChange,
     WatchResult,
 )
-from launchops.library.launches import UnknownLaunch, blocking, opened
+from launchops.library.launches import UnknownLaunch, blocking, opened, profile_of
 
 if TYPE_CHECKING:
     from solders.pubkey import Pubkey
 
     from launchops.config.profiles import Profile
+    from launchops.journal.store import Journal
     from launchops.pipeline.context import LaunchContext, Progress
     from launchops.pipeline.runner import StepCaller
 
@@ -68,15 +69,39 @@ async def launch_status_in(ctx: LaunchContext, genesis_or_key: str) -> LaunchSta
     try:
         _Pubkey.from_string(genesis_or_key)
     except ValueError:
-        record = await ctx.journal.get(genesis_or_key)
-        if record is None or record.genesis is None:
-            raise UnknownLaunch(
-                f"{genesis_or_key!r} is neither a genesis address nor a launch with a genesis "
-                f"account in the journal of profile {ctx.profile.name}"
-            ) from None
-        key, genesis = record.key, record.genesis
+        key, genesis = await _launch_of(ctx.journal, genesis_or_key, ctx.profile.name)
     detail = await ctx.client.get_launch(genesis, network=str(ctx.profile.network))
     return LaunchStatusResult.of(detail, key or await _key_of(ctx, genesis))
+
+
+async def _launch_of(journal: Journal, key: str, profile: str) -> tuple[str, str]:
+    """The key and genesis account of a launch of the journal (UnknownLaunch if none)."""
+    record = await journal.get(key)
+    if record is None or record.genesis is None:
+        raise UnknownLaunch(
+            f"{key!r} is neither a genesis address nor a launch with a genesis account in "
+            f"the journal of profile {profile}"
+        )
+    return record.key, str(record.genesis)
+
+
+async def _refuse_unknown(settings: Profile, genesis_or_key: str) -> None:
+    """A key the journal does not know is refused from the journal alone, before the
+    embedded sandbox, the service or the RPC is asked anything."""
+    from solders.pubkey import Pubkey as _Pubkey
+
+    from launchops.journal.store import Journal
+
+    try:
+        _Pubkey.from_string(genesis_or_key)
+        return
+    except ValueError:
+        pass
+    journal = await Journal.open(settings.journal)
+    try:
+        await _launch_of(journal, genesis_or_key, settings.name)
+    finally:
+        await journal.close()
 
 
 async def list_launches_in(
@@ -210,8 +235,10 @@ async def launch_status(
     profiles_file: str | Path | None = None,
     base_url: str | None = None,
 ) -> LaunchStatusResult:
-    """`launch_status_in` in the profile's context."""
-    async with opened(profile, profiles_file, base_url) as ctx:
+    """`launch_status_in` in the profile's context (an unknown key refused before it opens)."""
+    settings = profile_of(profile, profiles_file, base_url)
+    await _refuse_unknown(settings, genesis_or_key)
+    async with opened(settings) as ctx:
         return await launch_status_in(ctx, genesis_or_key)
 
 

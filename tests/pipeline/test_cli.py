@@ -47,7 +47,8 @@ def test_launch_writes_its_result_and_a_rerun_reports_it(env, tmp_path):
     written = tmp_path / "home" / "sandbox" / "results" / "cli-launch.json"
     assert json.loads(written.read_text()) == result
     again = run(environment, "launch", str(path), "--no-prefect")
-    assert again.returncode == 0 and "cli-launch: launched" in again.stdout
+    assert again.returncode == 0, again.stderr
+    assert "cli-launch: already registered, from the journal" in again.stdout
     assert stats(sandbox)["api"]["POST /v1/launches/create"] == 1
     listed = json.loads(run(environment, "status", "--json").stdout)
     assert [(r["key"], r["state"]) for r in listed] == [("cli-launch", "registered")]
