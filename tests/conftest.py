@@ -53,9 +53,20 @@ PREFECT_FIXTURES = {"prefect_server", "prefect_env"}
 PREFECT_MODULES = ("tests/workers/", "test_deploy", "test_serve_schedules", "test_fenced_workers")
 
 
+# The longest runs, handed out first so that none is left to run alone at the end: the
+# modules kept in one process (`xdist_group`) and these.
+FIRST = ("tests/test_readme_commands.py", "tests/chaos/test_crash_matrix.py")
+
+
+def _first(item: pytest.Item) -> bool:
+    return item.get_closest_marker("xdist_group") is not None or item.nodeid.startswith(FIRST)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark `prefect` every test that runs Prefect: one asking for the Prefect server, one
-    named for Prefect, one of the modules of deployments and workers (`-m prefect`)."""
+    named for Prefect, one of the modules of deployments and workers (`-m prefect`); and
+    put the longest first (the order within each part kept)."""
+    items.sort(key=lambda item: not _first(item))
     for item in items:
         where = item.nodeid.split("::")[0]
         if (

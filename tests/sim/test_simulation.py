@@ -21,9 +21,9 @@ from tests.sim.scenario import draw
 from tests.sim.world import SLOT_MS
 
 FIRST = int(os.environ.get("LAUNCHOPS_SIM_FROM", "0"))
-SEEDS = int(os.environ.get("LAUNCHOPS_SIM_SEEDS", "60"))
+SEEDS = int(os.environ.get("LAUNCHOPS_SIM_SEEDS", "40"))
 THROUGH_PREFECT = [
-    FIRST + 100_000 + n for n in range(int(os.environ.get("LAUNCHOPS_SIM_FLOWS", "4")))
+    FIRST + 100_000 + n for n in range(int(os.environ.get("LAUNCHOPS_SIM_FLOWS", "3")))
 ]
 
 
