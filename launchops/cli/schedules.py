@@ -92,16 +92,7 @@ def deploy(
     with --pool, also make what the server needs for workers (pool, limits, automations).
     A public profile or a `prefect-secret:` key is refused on a Prefect API that answers
     anyone from other machines (--insecure-server to go on all the same)."""
-    if serve == bool(pool):
-        raise refuse("give exactly one of --serve or --pool NAME")
-    if pool and prefect_api_url() is None:
-        raise refuse(
-            f"deploy --pool {pool} registers deployments on the Prefect server your workers "
-            "use, and no PREFECT_API_URL is set (it would go to a temporary server that "
-            "ends with this command): set PREFECT_API_URL (and PREFECT_API_AUTH_STRING)"
-        )
-    if claim_wallets is not None:
-        _check_wallets(claim_wallets)
+    _refuse_early(serve, pool, claim_wallets)
     settings = call.settings
     exposed = exposed_by(settings, deploying=True)
     if exposed:  # nothing to expose: no question to the server
@@ -131,6 +122,20 @@ def deploy(
         _on_pool(pool, settings, deployments, crash_after, notify_webhook, call.as_json)
     else:
         _serve(deployments)
+
+
+def _refuse_early(serve: bool, pool: str | None, claim_wallets: Path | None) -> None:
+    """What deploy refuses before it reads the profile or asks Prefect anything."""
+    if serve == bool(pool):
+        raise refuse("give exactly one of --serve or --pool NAME")
+    if pool and prefect_api_url() is None:
+        raise refuse(
+            f"deploy --pool {pool} registers deployments on the Prefect server your workers "
+            "use, and no PREFECT_API_URL is set (it would go to a temporary server that "
+            "ends with this command): set PREFECT_API_URL (and PREFECT_API_AUTH_STRING)"
+        )
+    if claim_wallets is not None:
+        _check_wallets(claim_wallets)
 
 
 def _check_wallets(path: Path) -> None:
