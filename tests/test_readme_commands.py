@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.support import docs
-from tests.support.pipeline import profile_env, write_launch
+from tests.support.pipeline import workspace, write_launch
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = [
@@ -61,14 +61,10 @@ def newcomer(sandbox_factory, tmp_path, prefect_env):
     """A folder to run the README from, a sandbox on a free port for the sandbox profile,
     Prefect's test server for the runs through Prefect, and the files a user would make."""
     sandbox = sandbox_factory(slot_ms=50)
-    work = tmp_path / "work"
-    work.mkdir()
-    subprocess.run(["cp", "-r", str(ROOT / "configs"), str(work)], check=True)
+    work, env = workspace(sandbox, tmp_path, **prefect_env)
     write_launch(work, "my-token.yaml", key="my-token-2027", symbol="MINE")
     write_launch(work / "launches", "a.yaml", key="readme-a", symbol="RA")
     write_launch(work / "launches", "b.yaml", key="readme-b", symbol="RB")
-    env = profile_env(sandbox, tmp_path / "home", **prefect_env)
-    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
     env["COLUMNS"] = "100"
     return sandbox, work, env
 

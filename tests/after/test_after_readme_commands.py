@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 from tests.after.test_watch import curve_file
-from tests.support.pipeline import launchops, profile_env, run_python
+from tests.support.pipeline import launchops, profile_env, run_python, workspace
 from tests.test_readme_commands import ROOT, command_lines
 
 SECTION = "After the launch: agents, creator rewards, launch status"
@@ -20,11 +18,7 @@ SECTION = "After the launch: agents, creator rewards, launch status"
 
 def test_the_after_launch_lines_run_as_written(sandbox_factory, tmp_path, prefect_env):
     sandbox = sandbox_factory(slot_ms=50)
-    work = tmp_path / "work"
-    work.mkdir()
-    subprocess.run(["cp", "-r", str(ROOT / "configs"), str(work)], check=True)
-    env = profile_env(sandbox, tmp_path / "home", **prefect_env)
-    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    work, env = workspace(sandbox, tmp_path, **prefect_env)
     launched = launchops(env, "launch", str(curve_file(work, "after-curve")), "--no-prefect")
     assert launched.returncode == 0, launched.stderr[-2000:]
     known = {"<FEE_WALLET>": "11111111111111111111111111111111"}

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
-from tests.support.pipeline import profile_env, run_python
+from tests.support.pipeline import run_python, workspace
 from tests.test_readme_commands import ROOT
 
 README = (ROOT / "README.md").read_text()
@@ -21,11 +19,7 @@ FIRST = next(
 
 def test_a_rerun_says_it_came_from_the_journal(sandbox_factory, tmp_path, prefect_env):
     sandbox = sandbox_factory(slot_ms=50)
-    work = tmp_path / "work"
-    work.mkdir()
-    subprocess.run(["cp", "-r", str(ROOT / "configs"), str(work)], check=True)
-    env = profile_env(sandbox, tmp_path / "home", **prefect_env)
-    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    work, env = workspace(sandbox, tmp_path, **prefect_env)
     env["COLUMNS"] = "100"
     assert FIRST == "launchops launch configs/launchpool.yaml", FIRST
 

@@ -228,6 +228,18 @@ def launchops(
     )
 
 
+def workspace(sandbox: Any, tmp_path: Path, **extra: str) -> tuple[Path, dict[str, str]]:
+    """A user's folder with the checkout's configs in it, and the environment of a user's
+    `launchops` there: aimed at `sandbox`, this checkout's commands first on PATH."""
+    import shutil
+
+    work = tmp_path / "work"
+    shutil.copytree(ROOT / "configs", work / "configs")
+    env = profile_env(sandbox, tmp_path / "home", **extra)
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    return work, env
+
+
 def embedded_env(home: Path, **extra: str) -> dict[str, str]:
     """Environment of a user's program or command on the sandbox profile, its embedded
     sandbox on a free port of its own (not :8899, so tests run side by side)."""
