@@ -15,6 +15,9 @@ from uuid import UUID
 from launchops.pipeline.batch import BatchRow, counts
 
 PROGRESS_SECONDS = 2.0
+# The bar's every call is bounded: the client's own retries would hold the batch while the
+# server is away (minutes, with PREFECT_CLIENT_MAX_RETRIES raised), before a launch starts.
+PROGRESS_CALL_SECONDS = 5.0
 logger = logging.getLogger(__name__)
 
 
@@ -49,8 +52,10 @@ async def _create(rows: list[BatchRow], key: str) -> UUID | None:
 
     percent, line = progress_of(rows)
     try:
-        return await acreate_progress_artifact(percent, key=key, description=line)
-    except Exception as error:  # no bar, but the batch runs
+        return await asyncio.wait_for(
+            acreate_progress_artifact(percent, key=key, description=line), PROGRESS_CALL_SECONDS
+        )
+    except Exception as error:  # no bar (the server away or refusing), but the batch runs
         logger.debug("no progress artifact: %s", error)
         return None
 
@@ -72,6 +77,8 @@ async def _update(artifact: UUID | None, rows: list[BatchRow]) -> None:
         return
     percent, line = progress_of(rows)
     try:
-        await aupdate_progress_artifact(artifact, percent, description=line)
+        await asyncio.wait_for(
+            aupdate_progress_artifact(artifact, percent, description=line), PROGRESS_CALL_SECONDS
+        )
     except Exception as error:
         logger.debug("progress artifact not updated: %s", error)

@@ -177,6 +177,55 @@ async def test_the_progress_bar_moves_as_launches_finish_not_per_step(monkeypatc
     assert sent[-1][1] == "4 of 4 launches done: 4 registered"
 
 
+async def test_a_server_away_costs_the_batch_nothing_but_the_bar(monkeypatch):
+    """The server answers 503 to everything (restarting) and the client retries twelve
+    times (minutes of backoff): the bar's calls give up within their bound, the launches
+    start, and the end of the block is not held either."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from launchops.tasks import progress
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_CLIENT_MAX_RETRIES,
+        temporary_settings,
+    )
+
+    from launchops.pipeline.batch import BatchRow
+
+    class Restarting(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_PATCH = do_POST
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    away = ThreadingHTTPServer(("127.0.0.1", 0), Restarting)
+    threading.Thread(target=away.serve_forever, daemon=True).start()
+    monkeypatch.setattr(progress, "PROGRESS_CALL_SECONDS", 0.5)
+    rows = [BatchRow(file=f"{i}.yaml", key=f"k{i}", state="running") for i in range(2)]
+    url = f"http://127.0.0.1:{away.server_address[1]}/api"
+    try:
+        settings = {PREFECT_API_URL: url, PREFECT_CLIENT_MAX_RETRIES: 12}
+        with temporary_settings(settings):
+            began = time.monotonic()
+            # A bound of its own: without the bar's, the block waits out the retries.
+            async with asyncio.timeout(30), progress.batch_progress(rows, every=0.05):
+                entered = time.monotonic() - began
+                for row in rows:
+                    row.state = "registered"
+            ended = time.monotonic() - began
+    finally:
+        away.shutdown()
+    assert entered < 3, f"the launches waited {entered:.1f} s for the bar"
+    assert ended < 6, f"the batch's end waited {ended:.1f} s for the bar"
+
+
 def test_the_ui_shows_the_run_needs_attention_and_the_report_a_person_reads(
     sandbox_factory, tmp_path
 ):

@@ -41,7 +41,10 @@ def wait_for(what: str, check: Any, batch: subprocess.Popen[str], seconds: float
     deadline = time.monotonic() + seconds
     while not (found := check()):
         assert batch.poll() is None, f"the batch ended before {what}: {batch.communicate()}"
-        assert time.monotonic() < deadline, f"no {what} within {seconds} s"
+        if time.monotonic() >= deadline:
+            stop(batch)
+            out, err = batch.communicate()
+            raise AssertionError(f"no {what} within {seconds} s: {out[-1500:]}{err[-3000:]}")
         time.sleep(0.1)
     return found
 
