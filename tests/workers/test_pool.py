@@ -428,19 +428,15 @@ def _state(pool: Pool, key: str) -> str | None:
 def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
     before = stats(pool.sandbox)["launches"]
     folder = pool.folder("kill", 10)
-    run_id = pool.run_batch(folder, wait=False)
-    # The victim is the worker running the batch's part (either worker may have taken the
-    # batch's own flow run), killed while it holds a launch.
-    deadline = time.monotonic() + 120
-    while not (parts := _parts(pool, run_id)):
-        assert time.monotonic() < deadline, "the batch asked for no part"
-        time.sleep(0.2)
-    victim = pool.worker_running(parts[0]["id"])
-    print("VICTIM", victim.name)
-    while not _worked_by(pool, "kill", victim.name):
-        assert time.monotonic() < deadline, f"{victim.name} never took a launch"
-        time.sleep(0.2)
-    victim.kill()  # the worker, its flow run process, everything it started
+    # Slow answers until the kill: on a loaded machine the part's process starts late, and
+    # the batch's own lanes must not have taken every launch before it does.
+    set_faults(pool.sandbox, latency_ms=400)
+    try:
+        run_id = pool.run_batch(folder, wait=False)
+        victim = _victim_holding_a_launch(pool, run_id)
+        victim.kill()  # the worker, its flow run process, everything it started
+    finally:
+        set_faults(pool.sandbox, latency_ms=0)
     killed_at = time.monotonic()
     run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
     finished_in = time.monotonic() - killed_at
@@ -461,6 +457,21 @@ def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
     crashed = pool.wait_for(dead["id"], {"CRASHED", "COMPLETED", "FAILED"}, timeout=240)
     assert crashed["state_type"] == "CRASHED", crashed["state"]
     victim.restart()
+
+
+def _victim_holding_a_launch(pool: Pool, run_id: str) -> Worker:
+    """The worker running the batch's part (either worker may have taken the batch's own
+    flow run), once it holds a launch."""
+    deadline = time.monotonic() + 120
+    while not (parts := _parts(pool, run_id)):
+        assert time.monotonic() < deadline, "the batch asked for no part"
+        time.sleep(0.2)
+    victim = pool.worker_running(parts[0]["id"])
+    print("VICTIM", victim.name)
+    while not _worked_by(pool, "kill", victim.name):
+        assert time.monotonic() < deadline, f"{victim.name} never took a launch"
+        time.sleep(0.2)
+    return victim
 
 
 def _worked_by(pool: Pool, prefix: str, worker: str) -> bool:
