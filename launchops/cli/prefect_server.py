@@ -37,6 +37,7 @@ from launchops.errors import LaunchOpsError
 
 STOP_GRACE_SECONDS = 15.0
 _PR_SET_PDEATHSIG = 1
+_RUNNING: list[subprocess.Popen[bytes]] = []  # this process's servers, for stop_running
 
 
 def free_port() -> int:
@@ -52,10 +53,12 @@ def prefect_server(*, ephemeral: bool, timeout: float, what: str) -> Iterator[st
     `what` it was for) when it does not start."""
     with tempfile.TemporaryFile("w+") as log:
         process, url = _start(log, ephemeral, timeout, what)
+        _RUNNING.append(process)
         try:
             yield url
         finally:
             stop(process)
+            _RUNNING.remove(process)
 
 
 def _start(
@@ -116,6 +119,13 @@ def stop(process: subprocess.Popen[bytes], grace: float = STOP_GRACE_SECONDS) ->
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def stop_running(grace: float = 5.0) -> None:
+    """Every server this process started, stopped now (from any thread): for a command
+    about to leave without unwinding."""
+    for process in list(_RUNNING):
+        stop(process, grace)
 
 
 Progress = Callable[[str, str, str], None]
@@ -217,4 +227,4 @@ if __name__ == "__main__":
     main(sys.argv[1:])
 
 
-__all__ = ["free_port", "prefect_server", "stop", "temporary_prefect"]
+__all__ = ["free_port", "prefect_server", "stop", "stop_running", "temporary_prefect"]

@@ -6,15 +6,22 @@ never makes a run. With no server configured, `deploy --serve` runs this one ins
 Prefect's server with every service `prefect server start` runs (the scheduler among
 them), on a free loopback port, on PREFECT_HOME's database, no UI, for as long as the
 command (`launchops.cli.prefect_server`: it dies with this process).
+
+A Ctrl-C stops serving within a bound (`stops_within`): a second one, or half a minute
+after the first, and the command leaves without waiting.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 
-from launchops.cli.prefect_server import prefect_server
+from launchops.cli.prefect_server import prefect_server, stop_running
 
 # A deployment made (or changed) now is scheduled within a couple of seconds, every other
 # one within ten; the serving runner asks for due runs every few seconds. An environment
@@ -37,4 +44,46 @@ def scheduling_server(timeout: float = 120.0) -> Iterator[str]:
         yield url
 
 
-__all__ = ["SCHEDULING", "scheduling_server"]
+# From the first Ctrl-C, serving has this long to stop (its in-flight runs finishing, its
+# schedules paused) before the command leaves anyway; a second Ctrl-C leaves at once.
+STOP_SECONDS = 30.0
+
+
+@contextmanager
+def stops_within(seconds: float = STOP_SECONDS) -> Iterator[None]:
+    """A Ctrl-C in the block stops it as Python's own handler does (KeyboardInterrupt in
+    the main thread), and bounds the stop: on a second Ctrl-C, or `seconds` after the
+    first while still in the block, the process leaves with one line (exit 130). Serving
+    without it could swallow the first Ctrl-C (asyncio only cancels its main task on the
+    first, and a task that absorbs the cancellation keeps serving) or wait without end on
+    a flow run that does not finish."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    timers: list[threading.Timer] = []
+
+    def leave(line: str) -> None:
+        sys.stderr.write(f"{line}\n")
+        sys.stderr.flush()
+        stop_running()  # the schedules' server goes with the command, not after it
+        os._exit(130)
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        if timers:
+            leave("a second Ctrl-C: left without waiting for serving to stop")
+        late = f"serving did not stop within {seconds:.0f} s of Ctrl-C; left without waiting"
+        timers.append(threading.Timer(seconds, leave, (late,)))
+        timers[0].daemon = True
+        timers[0].start()
+        signal.default_int_handler(signum, frame)
+
+    previous = signal.signal(signal.SIGINT, interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for timer in timers:  # what follows the block (the server's stop) has its own bound
+            timer.cancel()
+
+
+__all__ = ["SCHEDULING", "STOP_SECONDS", "scheduling_server", "stops_within"]

@@ -153,9 +153,12 @@ def _serve(deployments: list[Any]) -> None:
     """Serve the deployments from this process until stopped (Ctrl-C)."""
     from prefect import serve as prefect_serve
 
+    from launchops.cli.scheduler import stops_within
+
     with _api_for_schedules():
         console().print(f"serving {', '.join(d.name for d in deployments)} (Ctrl-C to stop)")
-        prefect_serve(*deployments)
+        with stops_within():
+            prefect_serve(*deployments)
 
 
 @contextmanager
