@@ -2,13 +2,15 @@
 work pool, the global limits every worker shares (launches in flight, API and RPC call
 rates, from the profile), the automation that marks a flow run whose worker died as
 crashed, and (given a webhook) the example automation: a notification whenever a launch
-needs a person.
+needs a person. After the deployments are made, the run of a one-off launch whose time
+came while deploying (`catch_up`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from launchops.tasks.events import EVENT_PREFIX
@@ -158,3 +160,40 @@ async def _attention_automation(client: Any, webhook: str, done: Prepared) -> No
     await client.create_automation(automation)
     what = f"automation {ATTENTION_AUTOMATION!r} -> webhook {webhook}"
     (done.kept if existed else done.made).append(what)
+
+
+# A one-off time this close when its deployment is made may be passed before the server's
+# scheduler looks (every few seconds): deploy waits for it and makes the run itself.
+CATCH_UP_SECONDS = 15.0
+
+
+async def catch_up(one_offs: dict[str, datetime]) -> list[str]:
+    """The one-off launches (deployment "flow/name" -> time) whose time came, or comes
+    within CATCH_UP_SECONDS, before the scheduler could see their deployment: once the
+    time has passed (the scheduler never makes a run for a past time), each deployment
+    that has no run gets one, scheduled at its time (due at once). The names caught up."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
+    from prefect.states import Scheduled
+
+    close = {name: at for name, at in one_offs.items() if _seconds_to(at) < CATCH_UP_SECONDS}
+    if not close:
+        return []
+    await asyncio.sleep(max(0.0, max(_seconds_to(at) for at in close.values()) + 1.0))
+    caught = []
+    async with get_client() as client:
+        for name, at in close.items():
+            deployment = await client.read_deployment_by_name(name)
+            runs = await client.read_flow_runs(
+                deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])),
+                limit=1,
+            )
+            if not runs:
+                scheduled = Scheduled(scheduled_time=at)
+                await client.create_flow_run_from_deployment(deployment.id, state=scheduled)
+                caught.append(name)
+    return caught
+
+
+def _seconds_to(at: datetime) -> float:
+    return (at - datetime.now(UTC)).total_seconds()

@@ -119,7 +119,8 @@ def deploy(
         base_url=call.base_url,
     )
     if pool:
-        _on_pool(pool, settings, deployments, crash_after, notify_webhook, call.as_json)
+        one_offs = _one_offs(deployments, scheduled)
+        _on_pool(pool, settings, deployments, (crash_after, notify_webhook), one_offs, call.as_json)
     else:
         _serve(deployments)
 
@@ -184,6 +185,7 @@ def _api_for_schedules() -> Iterator[None]:
 def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, str]]:
     """(key, file, schedule) of every launch file below `targets` that has a schedule."""
     from launchops.config.launchfile import launch_files, plan_launch
+    from launchops.config.schedule import Schedule, too_soon_to_deploy
 
     files = [f for target in targets for f in launch_files(target)]
     wallet = _wallet(settings) if files else None
@@ -191,8 +193,23 @@ def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, 
     for file in files:
         plan = plan_launch(settings, wallet, file, check_times=False)
         if plan.schedule:
+            problem = too_soon_to_deploy(file, Schedule.parse(plan.schedule))
+            if problem:
+                raise refuse(problem)
             found.append((plan.key, file, plan.schedule))
     return found
+
+
+def _one_offs(deployments: list[Any], scheduled: list[tuple[str, Path, str]]) -> dict[str, Any]:
+    """ "flow/name" -> time of each one-off launch's deployment."""
+    from launchops.config.schedule import Schedule
+
+    times = {f"launch-{key}": Schedule.parse(when).at for key, _, when in scheduled}
+    return {
+        f"{d.flow_name}/{d.name}": times[d.name]
+        for d in deployments
+        if times.get(d.name) is not None
+    }
 
 
 def _wallet(settings: Profile) -> Pubkey | None:
@@ -215,15 +232,18 @@ def _on_pool(
     pool: str,
     settings: Profile,
     deployments: list[Any],
-    crash_after: float,
-    notify_webhook: str | None,
+    automations: tuple[float, str | None],
+    one_offs: dict[str, Any],
     as_json: bool,
 ) -> None:
-    """Make what the server lacks, register the deployments on the pool, say what was done."""
+    """Make what the server lacks (the automations: crash after, the webhook), register
+    the deployments on the pool, make the run of a one-off launch whose time came while
+    deploying, say what was done."""
     from prefect import deploy as prefect_deploy
 
-    from launchops.flows.pool import prepare
+    from launchops.flows.pool import catch_up, prepare
 
+    crash_after, notify_webhook = automations
     prepared = run(prepare(pool, settings, crash_after=crash_after, notify_webhook=notify_webhook))
     with redirect_stdout(io.StringIO()):  # Prefect's advice for local pools; ours follows
         prefect_deploy(
@@ -233,11 +253,12 @@ def _on_pool(
             push=False,
             print_next_steps_message=False,
         )
+    late = run(catch_up(one_offs))
     names = [d.name for d in deployments]
     runs = [f"{d.flow_name}/{d.name}" for d in deployments]  # as `prefect deployment run` takes
     if as_json:
         found = {"made": prepared.made, "kept": prepared.kept, "deployments": names, "runs": runs}
-        print_json(found)
+        print_json(found | {"caughtUp": late})
         return
     out = console()
     for line in prepared.made:
@@ -245,6 +266,8 @@ def _on_pool(
     for line in prepared.kept:
         out.print(f"exists   {line}", style="dim")
     out.print(f"deployed {', '.join(runs)} on pool {pool}")
+    for name in late:
+        out.print(f"run made {name}: its time came while deploying (due now)")
     out.print(
         f"workers: PREFECT_FLOWS_HEARTBEAT_FREQUENCY=30 prefect worker start --pool {pool} "
         "--limit 1  (one a machine, with this checkout and the same journal_url)"

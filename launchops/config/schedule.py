@@ -116,6 +116,30 @@ def refuse_early(path: Path, now: datetime | None = None) -> None:
     )
 
 
+# A one-off time must be this far ahead when its deployment is made: the deployment made,
+# and the server's scheduler (every few seconds) seen it, before the time comes.
+DEPLOY_LEAD_SECONDS = 30
+
+
+def too_soon_to_deploy(path: Path, schedule: Schedule, now: datetime | None = None) -> str | None:
+    """Why the one-off `schedule` of the file at `path` cannot be deployed now (None: it
+    can): its time is past, or less than DEPLOY_LEAD_SECONDS ahead, and a deployment made
+    after its time would never fire."""
+    now = now or datetime.now(UTC)
+    if schedule.at is None or schedule.at - now >= timedelta(seconds=DEPLOY_LEAD_SECONDS):
+        return None
+    when = (
+        f"{_span(now - schedule.at)} ago"
+        if schedule.at <= now
+        else f"only {_span(schedule.at - now)} from now"
+    )
+    return (
+        f"{path}: schedule: {schedule.shown} is {when}; a one-off time must be at least "
+        f"{DEPLOY_LEAD_SECONDS} s ahead when deployed (a deployment made after its time never "
+        f"fires): set a later time, or launch it now with launchops launch {path} --now"
+    )
+
+
 def _read(path: Path) -> dict[str, Any] | None:
     from launchops.config.reader import FileReader
 

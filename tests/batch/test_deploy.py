@@ -4,6 +4,8 @@ scheduled launch files on the Prefect server, each with its schedule."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 
 import pytest
 import yaml
@@ -111,3 +113,47 @@ def test_a_second_deploy_says_what_exists(tmp_path, monkeypatch, prefect_server)
     assert any("work pool" in line for line in first.made), first
     assert again.made == [], again
     assert sum("automation" in line for line in again.kept) == 2, again
+
+
+def test_a_one_off_time_that_comes_while_deploying_still_gets_its_run(
+    tmp_path, monkeypatch, prefect_server
+):
+    """A deploy slower than the lead (here: the lead set to nothing, and a time 4 s ahead):
+    no scheduler makes a run for a time already past, so deploy makes it, once, at its
+    time. (The test server runs no scheduler: without deploy, no run at all.)"""
+    from datetime import UTC, datetime, timedelta
+
+    from launchops.flows.pool import catch_up
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+    from prefect.exceptions import ObjectAlreadyExists
+
+    monkeypatch.setenv("LAUNCHOPS_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr("launchops.config.schedule.DEPLOY_LEAD_SECONDS", 0)
+    at = (datetime.now(UTC) + timedelta(seconds=4)).replace(microsecond=0)
+    document = launch_document(key="sched-soon")
+    document["schedule"] = f"{at:%Y-%m-%dT%H:%M:%SZ}"
+    (tmp_path / "soon.yaml").write_text(dump_yaml(document))
+
+    async def runs() -> list:
+        async with get_client() as client:
+            named = DeploymentFilter(name=DeploymentFilterName(any_=["launch-sched-soon"]))
+            return await client.read_flow_runs(deployment_filter=named)
+
+    async def make_pool() -> None:
+        async with get_client() as client:
+            with contextlib.suppress(ObjectAlreadyExists):
+                await client.create_work_pool(WorkPoolCreate(name="catch-up", type="process"))
+
+    asyncio.run(make_pool())
+    assert asyncio.run(runs()) == []
+    args = ["deploy", "--pool", "catch-up", "--launches", str(tmp_path / "soon.yaml"), "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["caughtUp"] == ["launch/launch-sched-soon"]
+    [run] = asyncio.run(runs())
+    assert run.state.type.value == "SCHEDULED" and run.expected_start_time == at, run.state
+    # Asked again: the run is there, none is added.
+    assert asyncio.run(catch_up({"launch/launch-sched-soon": at})) == []
+    assert len(asyncio.run(runs())) == 1

@@ -14,9 +14,14 @@ from typer.testing import CliRunner
 
 from launchops.api.errors import LaunchFileError
 from launchops.config.launchfile import load_launch_file
-from launchops.config.schedule import Schedule, refuse_early
+from launchops.config.schedule import (
+    DEPLOY_LEAD_SECONDS,
+    Schedule,
+    refuse_early,
+    too_soon_to_deploy,
+)
 from launchops.errors import ScheduledLater
-from tests.support.pipeline import dump_yaml, launch_document
+from tests.support.pipeline import dump_yaml, embedded_env, launch_document, launchops
 
 HOW = "2027-06-01T15:00:00Z (UTC) or 2027-06-01T15:00:00+02:00"
 
@@ -103,3 +108,41 @@ def test_the_library_and_the_command_refuse_before_anything_starts(tmp_path, mon
         line,
     ), line
     assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize(
+    ("ahead", "said"),
+    [(-3600, "1 h 0 min ago"), (-5, "5 s ago"), (10, "only 10 s from now")],
+)
+def test_a_one_off_time_past_or_too_close_is_not_deployed(tmp_path, ahead, said):
+    """A deployment made after its time never fires: deploy says so instead."""
+    now = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+    when = f"{now + timedelta(seconds=ahead):%Y-%m-%dT%H:%M:%SZ}"
+    path = _scheduled(tmp_path, when)
+    assert too_soon_to_deploy(path, Schedule.parse(when), now) == (
+        f"{path}: schedule: {when} is {said}; a one-off time must be at least "
+        f"{DEPLOY_LEAD_SECONDS} s ahead when deployed (a deployment made after its time never "
+        f"fires): set a later time, or launch it now with launchops launch {path} --now"
+    )
+
+
+@pytest.mark.parametrize("when", ["2026-06-01T12:00:30Z", "0 * * * *"])
+def test_a_one_off_time_far_enough_or_a_cron_is_deployed(tmp_path, when):
+    now = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+    assert too_soon_to_deploy(tmp_path / "f.yaml", Schedule.parse(when), now) is None
+
+
+def test_deploy_refuses_a_past_one_off_before_prefect_starts(tmp_path):
+    """The command, as a user runs it: exit 2, one line naming the file and the fix, and no
+    Prefect server started for it (nothing configured: it would have started one)."""
+    when = f"{datetime.now(UTC) - timedelta(minutes=5):%Y-%m-%dT%H:%M:%SZ}"
+    path = _scheduled(tmp_path, when)
+    env = {**embedded_env(tmp_path / "home"), "PREFECT_HOME": str(tmp_path / "prefect")}
+    env.pop("PREFECT_API_URL", None)
+    done = launchops(env, "deploy", "--serve", "--launches", str(path), timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: {path}: schedule: {when} is 5 min ") and line.endswith(
+        f"launch it now with launchops launch {path} --now"
+    ), line
+    assert not (tmp_path / "prefect").exists()

@@ -32,6 +32,7 @@ import httpx
 import pytest
 from solders.keypair import Keypair
 
+from launchops.config.schedule import DEPLOY_LEAD_SECONDS
 from launchops.exposure import probe
 from tests.support import docs
 from tests.support.pipeline import dump_yaml, launch_document, launchops, set_faults, stats
@@ -388,7 +389,7 @@ def test_a_cron_batch_and_a_one_off_schedule_fire_with_nobody_acting(pool):
     fire = (now + timedelta(seconds=20)).replace(second=0, microsecond=0) + timedelta(minutes=1)
     folder = pool.folder("cron", 2)
     once = launch_document(key="once")
-    once_at = (now + timedelta(seconds=15)).replace(microsecond=0)
+    once_at = (now + timedelta(seconds=DEPLOY_LEAD_SECONDS + 5)).replace(microsecond=0)
     once["schedule"] = f"{once_at:%Y-%m-%dT%H:%M:%SZ}"
     (folder / "once.yaml").write_text(dump_yaml(once))
     cron = f"{fire.minute} {fire.hour} * * *"
