@@ -120,7 +120,7 @@ def deploy(
     )
     if pool:
         one_offs = _one_offs(deployments, scheduled)
-        _on_pool(pool, settings, deployments, (crash_after, notify_webhook), one_offs, call.as_json)
+        _on_pool(pool, settings, deployments, crash_after, notify_webhook, call.as_json, one_offs)
     else:
         _serve(deployments)
 
@@ -232,18 +232,18 @@ def _on_pool(
     pool: str,
     settings: Profile,
     deployments: list[Any],
-    automations: tuple[float, str | None],
-    one_offs: dict[str, Any],
+    crash_after: float,
+    notify_webhook: str | None,
     as_json: bool,
+    one_offs: dict[str, Any],
 ) -> None:
-    """Make what the server lacks (the automations: crash after, the webhook), register
+    """Make what the server lacks (pool, limits, automations), register
     the deployments on the pool, make the run of a one-off launch whose time came while
     deploying, say what was done."""
     from prefect import deploy as prefect_deploy
 
     from launchops.flows.pool import catch_up, prepare
 
-    crash_after, notify_webhook = automations
     prepared = run(prepare(pool, settings, crash_after=crash_after, notify_webhook=notify_webhook))
     with redirect_stdout(io.StringIO()):  # Prefect's advice for local pools; ours follows
         prefect_deploy(
