@@ -9,6 +9,8 @@ came while deploying (`catch_up`).
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -165,34 +167,61 @@ async def _attention_automation(client: Any, webhook: str, done: Prepared) -> No
 # A one-off time this close when its deployment is made may be passed before the server's
 # scheduler looks (every few seconds): deploy waits for it and makes the run itself.
 CATCH_UP_SECONDS = 15.0
+# How long after a one-off's time its deployment may still be coming (a served deployment
+# is made once serving starts, which on a loaded machine can take minutes).
+DEPLOYMENT_PATIENCE_SECONDS = 600.0
 
 
-async def catch_up(one_offs: dict[str, datetime]) -> list[str]:
-    """The one-off launches (deployment "flow/name" -> time) whose time came, or comes
-    within CATCH_UP_SECONDS, before the scheduler could see their deployment: once the
-    time has passed (the scheduler never makes a run for a past time), each deployment
-    that has no run gets one, scheduled at its time (due at once). The names caught up."""
+async def catch_up(
+    one_offs: dict[str, datetime],
+    within: float = CATCH_UP_SECONDS,
+    patience: float = DEPLOYMENT_PATIENCE_SECONDS,
+    made: Callable[[str], None] | None = None,
+) -> list[str]:
+    """The one-off launches (deployment "flow/name" -> time) whose time comes within
+    `within` seconds and may pass before the scheduler sees their deployment: once a time
+    has passed (the scheduler never makes a run for a past time, so none can race this),
+    its deployment, when it has no run, gets one, scheduled at its time (due at once).
+    A deployment not made yet is waited for, `patience` seconds at most. The names caught
+    up, each also given to `made` as it is."""
+    close = {name: at for name, at in one_offs.items() if _seconds_to(at) < within}
+    caught = []
+    for name, at in sorted(close.items(), key=lambda item: item[1]):
+        await asyncio.sleep(max(0.0, _seconds_to(at) + 1.0))
+        if await _run_made(name, at, patience):
+            caught.append(name)
+            if made is not None:
+                made(name)
+    return caught
+
+
+async def _run_made(name: str, at: datetime, patience: float) -> bool:
+    """Make the run of the one-off deployment `name` at `at` if it has none: whether made."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
+    from prefect.exceptions import ObjectNotFound
     from prefect.states import Scheduled
 
-    close = {name: at for name, at in one_offs.items() if _seconds_to(at) < CATCH_UP_SECONDS}
-    if not close:
-        return []
-    await asyncio.sleep(max(0.0, max(_seconds_to(at) for at in close.values()) + 1.0))
-    caught = []
+    deadline = time.monotonic() + patience
     async with get_client() as client:
-        for name, at in close.items():
-            deployment = await client.read_deployment_by_name(name)
-            runs = await client.read_flow_runs(
-                deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])),
-                limit=1,
-            )
-            if not runs:
-                scheduled = Scheduled(scheduled_time=at)
-                await client.create_flow_run_from_deployment(deployment.id, state=scheduled)
-                caught.append(name)
-    return caught
+        while True:
+            try:
+                deployment = await client.read_deployment_by_name(name)
+                break
+            except ObjectNotFound:
+                if time.monotonic() > deadline:
+                    return False
+                await asyncio.sleep(1.0)
+        runs = await client.read_flow_runs(
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])),
+            limit=1,
+        )
+        if runs:
+            return False
+        await client.create_flow_run_from_deployment(
+            deployment.id, state=Scheduled(scheduled_time=at)
+        )
+    return True
 
 
 def _seconds_to(at: datetime) -> float:

@@ -9,16 +9,22 @@ command (`launchops.cli.prefect_server`: it dies with this process).
 
 A Ctrl-C stops serving within a bound (`stops_within`): a second one, or half a minute
 after the first, and the command leaves without waiting.
+
+A one-off launch whose time passes before serving has made its deployment (a server's
+first start can take minutes on a loaded machine) would never get a run from the
+scheduler: `one_offs_kept` makes it, once its time has passed (`flows/pool.py: catch_up`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from types import FrameType
 
 from launchops.cli.prefect_server import prefect_server, stop_running
@@ -86,4 +92,35 @@ def stops_within(seconds: float = STOP_SECONDS) -> Iterator[None]:
             timer.cancel()
 
 
-__all__ = ["SCHEDULING", "STOP_SECONDS", "scheduling_server", "stops_within"]
+def one_offs_kept(
+    one_offs: dict[str, datetime], say: Callable[[str], None]
+) -> threading.Thread | None:
+    """While serving, in a thread of its own: the run of each one-off launch whose time
+    passed before its deployment was served, made once the time has passed, said with
+    `say`. None when there is no one-off."""
+    if not one_offs:
+        return None
+    from math import inf
+
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from launchops.flows.pool import catch_up
+
+    url = PREFECT_API_URL.value()  # this thread's settings, for the other one
+
+    def keep() -> None:
+        def made(name: str) -> None:
+            say(f"run made {name}: its time came before serving began (due now)")
+
+        try:
+            with temporary_settings(updates={PREFECT_API_URL: url}):
+                asyncio.run(catch_up(one_offs, within=inf, made=made))
+        except Exception as exc:  # serving goes on; the scheduler may still make the run
+            say(f"could not check the one-off launches' runs: {type(exc).__name__}: {exc}")
+
+    thread = threading.Thread(target=keep, name="launchops-one-offs", daemon=True)
+    thread.start()
+    return thread
+
+
+__all__ = ["SCHEDULING", "STOP_SECONDS", "one_offs_kept", "scheduling_server", "stops_within"]

@@ -118,11 +118,11 @@ def deploy(
         watch_cron=watch_cron,
         base_url=call.base_url,
     )
+    one_offs = _one_offs(deployments, scheduled)
     if pool:
-        one_offs = _one_offs(deployments, scheduled)
         _on_pool(pool, settings, deployments, crash_after, notify_webhook, call.as_json, one_offs)
     else:
-        _serve(deployments)
+        _serve(deployments, one_offs)
 
 
 def _refuse_early(serve: bool, pool: str | None, claim_wallets: Path | None) -> None:
@@ -150,14 +150,17 @@ def _check_wallets(path: Path) -> None:
         raise refuse("; ".join(str(p) for p in exc.file_problems)) from None
 
 
-def _serve(deployments: list[Any]) -> None:
-    """Serve the deployments from this process until stopped (Ctrl-C)."""
+def _serve(deployments: list[Any], one_offs: dict[str, Any]) -> None:
+    """Serve the deployments from this process until stopped (Ctrl-C); a one-off launch
+    whose time passes before its deployment is served gets its run all the same."""
     from prefect import serve as prefect_serve
 
-    from launchops.cli.scheduler import stops_within
+    from launchops.cli.scheduler import one_offs_kept, stops_within
 
     with _api_for_schedules():
-        console().print(f"serving {', '.join(d.name for d in deployments)} (Ctrl-C to stop)")
+        out = console()
+        out.print(f"serving {', '.join(d.name for d in deployments)} (Ctrl-C to stop)")
+        one_offs_kept(one_offs, out.print)
         with stops_within():
             prefect_serve(*deployments)
 

@@ -157,3 +157,52 @@ def test_a_one_off_time_that_comes_while_deploying_still_gets_its_run(
     # Asked again: the run is there, none is added.
     assert asyncio.run(catch_up({"launch/launch-sched-soon": at})) == []
     assert len(asyncio.run(runs())) == 1
+
+
+def test_a_one_off_time_that_passes_before_serving_begins_still_gets_its_run(
+    tmp_path, monkeypatch, prefect_server
+):
+    """deploy --serve makes its deployments only once serving starts (after its own server
+    started, minutes on a loaded machine): a one-off time passed by then gets its run,
+    once, at its time, made when the deployment appears. (The test server runs no
+    scheduler: without this, no run at all.)"""
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    from launchops.flows.deployments import build
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+
+    from launchops.cli.scheduler import one_offs_kept
+
+    monkeypatch.setenv("LAUNCHOPS_HOME", str(tmp_path / "home"))
+    at = (datetime.now(UTC) + timedelta(seconds=2)).replace(microsecond=0)
+    schedule = f"{at:%Y-%m-%dT%H:%M:%SZ}"
+    [deployment] = build(
+        profile="sandbox",
+        batch_paths=[],
+        batch_cron=None,
+        retry_cron=None,
+        scheduled=[("served-late", tmp_path / "late.yaml", schedule)],
+        from_source=False,
+    )
+    said: list[str] = []
+    keeper = one_offs_kept({"launch/launch-served-late": at}, said.append)
+    assert keeper is not None and one_offs_kept({}, said.append) is None
+
+    async def runs() -> list:
+        async with get_client() as client:
+            named = DeploymentFilter(name=DeploymentFilterName(any_=["launch-served-late"]))
+            return await client.read_flow_runs(deployment_filter=named)
+
+    while datetime.now(UTC) < at + timedelta(seconds=2):  # the time passes, nothing served
+        time.sleep(0.2)
+    assert keeper.is_alive() and said == []
+    deployment.apply()  # as serving makes it, late
+    keeper.join(timeout=30)
+    assert not keeper.is_alive()
+    assert said == [
+        "run made launch/launch-served-late: its time came before serving began (due now)"
+    ]
+    [run] = asyncio.run(runs())
+    assert run.state.type.value == "SCHEDULED" and run.expected_start_time == at, run.state

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from datetime import datetime
@@ -105,11 +106,35 @@ class ReadmePool:
         return self.server.api("GET", f"/flow_runs/{run_id}")
 
     def wait_for(self, run_id: str, states: set[str], timeout: float = 300) -> dict[str, Any]:
+        """The flow run once in one of `states`; what it was at, when not within `timeout`."""
         deadline = time.monotonic() + timeout
         while (run := self.flow_run(run_id))["state_type"] not in states:
-            assert time.monotonic() < deadline, (run["state_type"], run["state_name"])
+            assert time.monotonic() < deadline, self.diagnosis(run_id)
             time.sleep(0.5)
         return run
+
+    def diagnosis(self, run_id: str) -> str:
+        """What a run that did not end in time was at: its parts, the launches, the slots,
+        what the workers said."""
+        limit = self.server.api("GET", "/v2/concurrency_limits/launchops-launches-sandbox")
+        runs = self.server.api(
+            "POST", "/flow_runs/filter", json={"sort": "EXPECTED_START_TIME_DESC"}
+        )
+        logs = "\n".join(
+            f"{w.name}: {w.log.read_text()[-2000:]}" for w in self.workers if w.log.exists()
+        )
+        pid = str(self.flow_run(run_id).get("infrastructure_pid") or "").rsplit(":", 1)[-1]
+        stacks = ""
+        if pid.isdigit() and shutil.which("py-spy"):  # where the run's process waits
+            dump = ["py-spy", "dump", "--pid", pid]
+            stacks = subprocess.run(dump, capture_output=True, text=True, timeout=60).stdout
+        return (
+            f"stacks: {stacks[-6000:]}\n"
+            f"timeline: {self.timeline(run_id)}\n"
+            f"every run: {[(r['name'], r['state_type'], r['infrastructure_pid']) for r in runs]}\n"
+            f"launches: {self.states('dies')}\n"
+            f"slots: {limit['active_slots']} of {limit['limit']}\n{logs}"
+        )
 
     def worker_running(self, run_id: str, timeout: float = 120) -> Worker:
         """The worker whose process started the flow run `run_id`."""
