@@ -180,7 +180,8 @@ async def catch_up(
 ) -> list[str]:
     """The one-off launches (deployment "flow/name" -> time) whose time comes within
     `within` seconds and may pass before the scheduler sees their deployment: once a time
-    has passed (the scheduler never makes a run for a past time, so none can race this),
+    has passed (the scheduler makes no run for a past time: only a loop of it begun before
+    the time could still add one, a race the journal makes harmless, the launch held once),
     its deployment, when it has no run, gets one, scheduled at its time (due at once).
     A deployment not made yet is waited for, `patience` seconds at most. The names caught
     up, each also given to `made` as it is."""
