@@ -429,9 +429,10 @@ def _state(pool: Pool, key: str) -> str | None:
 def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
     before = stats(pool.sandbox)["launches"]
     folder = pool.folder("kill", 10)
-    # Slow answers until the kill: on a loaded machine the part's process starts late, and
-    # the batch's own lanes must not have taken every launch before it does.
-    set_faults(pool.sandbox, latency_ms=400)
+    # Slow answers until the kill: on a loaded machine the part's process starts late (over
+    # a minute, seen), and the batch's own two lanes must not have taken every launch
+    # before it does (1.5 s an answer: well over a minute for the ten, under any timeout).
+    set_faults(pool.sandbox, latency_ms=1500)
     try:
         run_id = pool.run_batch(folder, wait=False)
         victim = _victim_holding_a_launch(pool, run_id)
@@ -468,7 +469,7 @@ def _victim_holding_a_launch(pool: Pool, run_id: str) -> Worker:
         assert time.monotonic() < deadline, "the batch asked for no part"
         time.sleep(0.2)
     victim = pool.worker_running(parts[0]["id"])
-    print("VICTIM", victim.name)
+    deadline = time.monotonic() + 180  # its process started: now its first claim
     while not _worked_by(pool, "kill", victim.name):
         assert time.monotonic() < deadline, f"{victim.name} never took a launch"
         time.sleep(0.2)
