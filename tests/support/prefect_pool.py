@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -21,6 +21,7 @@ import httpx
 
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
 from launchops.sandbox.process import free_port
+from tests.support.pipeline import set_faults
 
 PREFECT = [sys.executable, "-m", "prefect"]
 
@@ -198,6 +199,23 @@ def airdrop(sandbox: Any, key: Any) -> None:
     body["params"] = [str(key.pubkey()), 1000 * 10**9]
     httpx.post(sandbox.rpc_url, json=body).raise_for_status()
     httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
+
+
+def slowed_until(
+    sandbox: Any, reached: Callable[[], bool], what: str, *, latency_ms: int, within: float
+) -> None:
+    """Every sandbox answer `latency_ms` slower until `reached()` (polled), then at full
+    speed again; fails naming `what` when not reached `within` seconds. A batch that must
+    still hold launches when a late part's process starts (over a minute on a loaded
+    machine, seen) is kept that long, whatever the machine's load, not by chance."""
+    set_faults(sandbox, latency_ms=latency_ms)
+    try:
+        deadline = time.monotonic() + within
+        while not reached():
+            assert time.monotonic() < deadline, f"not within {within:g} s: {what}"
+            time.sleep(0.5)
+    finally:
+        set_faults(sandbox, latency_ms=0)
 
 
 @contextmanager

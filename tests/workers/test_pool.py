@@ -44,6 +44,7 @@ from tests.support.prefect_pool import (
     airdrop,
     descendants,
     free_port,
+    slowed_until,
     ui_page,
 )
 
@@ -53,6 +54,7 @@ POOL = "launchops-pool"
 AUTH = "launchops:pool-test-auth"  # PREFECT_SERVER_API_AUTH_STRING / PREFECT_API_AUTH_STRING
 API_RATE, RPC_RATE = 4, 8  # low: the batch presses on them, and lasts while a part starts
 ROOT = Path(__file__).resolve().parents[2]
+WORKERS = ("worker-a", "worker-b")
 
 
 class Pool:
@@ -76,7 +78,7 @@ class Pool:
             "LAUNCHOPS_LEASE_SECONDS": "20",
         }
         self.deployed: subprocess.CompletedProcess | None = None  # the first deploy --pool
-        self.workers = [self._worker(name) for name in ("worker-a", "worker-b")]
+        self.workers = [self._worker(name) for name in WORKERS]
         self.hook = HTTPServer(("127.0.0.1", free_port()), Hook)
         threading.Thread(target=self.hook.serve_forever, daemon=True).start()
 
@@ -231,7 +233,16 @@ def spread(pool) -> dict[str, Any]:
     report, and the sandbox's counts before and after."""
     httpx.post(f"{pool.sandbox.url}/_sandbox/stats/reset").raise_for_status()
     before = stats(pool.sandbox)["launches"]
-    run_id = pool.run_batch(pool.root / "spread")
+    run_id = pool.run_batch(pool.root / "spread", wait=False)
+    # Answers slowed until both workers hold a launch: the part the second worker picks up
+    # (its process starts in over half a minute on a loaded machine) finds launches left.
+    slowed_until(
+        pool.sandbox,
+        lambda: all(_worked_by(pool, "spread", name, any_state=True) for name in WORKERS),
+        "both workers holding a launch of the batch",
+        latency_ms=2000,
+        within=300,
+    )
     run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
     return {"run": run, "report": pool.report(), "before": before, "after": stats(pool.sandbox)}
 
@@ -476,17 +487,21 @@ def _victim_holding_a_launch(pool: Pool, run_id: str) -> Worker:
     return victim
 
 
-def _worked_by(pool: Pool, prefix: str, worker: str) -> bool:
-    """Whether `worker` holds a launch of the batch that is not registered yet."""
+def _worked_by(pool: Pool, prefix: str, worker: str, *, any_state: bool = False) -> bool:
+    """Whether `worker` holds a launch of the batch that is not registered yet (or has
+    taken one at all, `any_state`)."""
     import psycopg
 
     url = pool.launch_env["LAUNCHOPS_JOURNAL_URL"]
+    left = "" if any_state else " and state not in ('registered')"
     with psycopg.connect(url) as db:
-        rows = db.execute(
-            "select key from launches where worker like %s and key like %s"
-            " and state not in ('registered')",
-            (f"{worker}%", f"{prefix}-%"),
-        ).fetchall()
+        try:
+            rows = db.execute(
+                "select key from launches where worker like %s and key like %s" + left,
+                (f"{worker}%", f"{prefix}-%"),
+            ).fetchall()
+        except psycopg.errors.UndefinedTable:  # no batch has opened the journal yet
+            return False
     return bool(rows)
 
 

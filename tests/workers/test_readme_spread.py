@@ -30,7 +30,13 @@ from solders.keypair import Keypair
 from launchops.config.profiles import Profile
 from tests.support.pipeline import dump_yaml, launch_document, launchops, stats
 from tests.support.postgres import database
-from tests.support.prefect_pool import PrefectServer, Worker, airdrop, descendants
+from tests.support.prefect_pool import (
+    PrefectServer,
+    Worker,
+    airdrop,
+    descendants,
+    slowed_until,
+)
 from tests.support.readme_shell import wait_online
 
 # One Prefect server and two workers for the whole module, its tests in one process.
@@ -41,6 +47,7 @@ CONCURRENCY = Profile.model_fields["concurrency"].default  # the profile's, as t
 NEXT_RUN_WITHIN = 120.0
 SLOTS_BACK_WITHIN = 60 + 15 + 30  # a minute's lease, the server's repossessor loop, room
 SEVERAL_MACHINES = Path(__file__).resolve().parents[2] / "docs" / "several-machines.md"
+WORKERS = ("worker-a", "worker-b")
 WORKER_SETTINGS = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30", "PREFECT_WORKER_QUERY_SECONDS": "2"}
 
 
@@ -76,7 +83,7 @@ class ReadmePool:
         line = " ".join(f"{k}={v}" for k, v in WORKER_SETTINGS.items())
         command = "prefect worker start --pool launchops --limit 1"
         assert f"{line} \\\n    {command}" in SEVERAL_MACHINES.read_text()
-        for name in ("worker-a", "worker-b"):
+        for name in WORKERS:
             (self.root / name / "prefect").mkdir(parents=True, exist_ok=True)
             env = self.env(name, **WORKER_SETTINGS)
             self.workers.append(Worker(name, POOL, env, self.root / f"{name}.log"))
@@ -220,11 +227,20 @@ def test_a_batch_of_four_times_the_concurrency_spreads_over_both_workers(pool):
     count = 4 * CONCURRENCY
     before = stats(pool.sandbox)["launches"]
     run_id = pool.run_batch(pool.folder("spread", count))  # the deployment's folder
+    # Answers slowed until both workers hold a launch: the part a worker picks up late
+    # (its process starts in over half a minute on a loaded machine) finds launches left.
+    slowed_until(
+        pool.sandbox,
+        lambda: {worker for _, worker in pool.states("spread").values()} >= set(WORKERS),
+        "both workers holding a launch of the batch",
+        latency_ms=2000,
+        within=300,
+    )
     run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
     assert run["state_type"] == "COMPLETED", run["state"]
     states = pool.states("spread")
     assert {state for state, _ in states.values()} == {"registered"}, states
-    by_worker = {name: 0 for name in ("worker-a", "worker-b")}
+    by_worker = dict.fromkeys(WORKERS, 0)
     for _, worker in states.values():
         by_worker[worker] += 1
     assert all(by_worker.values()), (by_worker, pool.timeline(run_id))  # both took launches
