@@ -12,20 +12,28 @@ import time
 
 # The block: `serving` as a stand-in for Prefect's serve, in a child process that says when
 # its handler is in place. "stops": ends on the KeyboardInterrupt as Prefect's serve does;
-# "absorbs": swallows it and waits on, as a task that absorbs its cancellation would.
+# "absorbs": swallows it and waits on, as a task that absorbs its cancellation would. It
+# waits as serve's event loop does, waking for a signal: in short sleeps. One long
+# time.sleep loses a SIGINT that lands after the interpreter last looked for signals and
+# before the sleep began (the sleep is not interrupted, the handler waits for its end:
+# CI met it once, the child silent for the whole minute).
 CHILD = """
 import sys, time
 from launchops.cli.scheduler import stops_within
 
+def wait(seconds):
+    for _ in range(int(seconds * 10)):
+        time.sleep(0.1)
+
 def serving(how):
     try:
         print("serving", flush=True)
-        time.sleep(600)
+        wait(600)
     except KeyboardInterrupt:
         if how == "stops":
             return
         print("absorbed", flush=True)
-        time.sleep(600)
+        wait(600)
 
 with stops_within(seconds=float(sys.argv[2])):
     serving(sys.argv[1])
