@@ -31,7 +31,8 @@ def test_the_after_launch_commands(sandbox_factory, tmp_path):
     fits(claim.stdout)
     assert "nothing to claim" in claim.stdout
 
-    launched = launchops(env, "launch", str(curve_file(tmp_path / "l", "cli-curve")), "--json")
+    curve = curve_file(tmp_path / "l", "cli-curve")
+    launched = launchops(env, "launch", str(curve), "--json", "--no-prefect")  # not the subject
     genesis = json.loads(launched.stdout)["genesisAccount"]
     status = launchops(env, "launches", "status", "cli-curve", "--json")
     assert json.loads(status.stdout)["genesisAddress"] == genesis

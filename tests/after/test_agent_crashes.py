@@ -1,17 +1,20 @@
 """A mint killed at each step boundary (SIGKILL of a real `launchops agents mint`
 process, after each side effect and each journal write), then run again: every cell ends
-with exactly one agent, as the sandbox's GET /agents counts them."""
+with exactly one agent, as the sandbox's GET /agents counts them; a third mint (the library
+the command runs, in the test's process) answers the same agent and builds nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import subprocess
 from pathlib import Path
 
+from launchops.library import mint_agent
 from tests.after.test_agents_mint import agents_named, write_agent
 from tests.support.crash import AGENT_MOMENTS
-from tests.support.pipeline import launchops, profile_env, set_faults, stats
+from tests.support.pipeline import launchops, profile_env, profile_for, set_faults, stats
 
 
 def mint(
@@ -44,8 +47,8 @@ def test_a_mint_killed_at_each_step_ends_with_one_agent(sandbox_factory, tmp_pat
         assert agents == [result["asset"]], f"{moment.name}: {agents} for {result}"
         # The service is asked again only where its first answer was never journaled.
         assert builds == (2 if moment.name == "agent build: answered, not journaled" else 1)
-        third = mint(env, path)
-        assert json.loads(third.stdout)["asset"] == result["asset"]
+        third = asyncio.run(mint_agent(path, profile=profile_for(sandbox, tmp_path / "home")))
+        assert third.asset == result["asset"], third
     print("\nagent crash matrix (moment -> builds, agents):")
     for name, builds, count in rows:
         print(f"  {name:<50} {builds} build(s), {count} agent")

@@ -1,7 +1,9 @@
 """The crash matrix: a real `launchops launch` process (Prefect flow, one task per step)
 SIGKILLs itself at every step boundary and inside every step (after the side effect,
 before the journal write), then the same command runs again. Every cell must end with
-the launch registered exactly once and exactly one mint on the chain for it.
+the launch registered exactly once and exactly one mint on the chain for it; a batch of
+its folder after that (the library `batch --no-prefect` runs, in the test's process: the
+command's own process is what the first two runs test) reports it and creates nothing.
 
 The kill points are in tests/support/crash.py; the test prints the matrix
 (step x moment -> outcome), one test a cell.
@@ -18,6 +20,7 @@ import httpx
 import pytest
 
 from launchops.journal.store import Journal
+from launchops.library import batch
 from tests.support.crash import MOMENTS
 from tests.support.pipeline import (
     launchops,
@@ -84,9 +87,9 @@ def test_sigkill_at_every_step_boundary_and_inside_every_step(
     # A second create happens only where the first answer was never journaled.
     assert after["created"] == (2 if moment.name == "create: answered, not journaled" else 1)
     # Once more: reported registered, and nothing is created again.
-    once_more = run(env, "batch", str(tmp_path / "launches"), "--json", "--no-prefect")
-    assert once_more.returncode == 0, once_more.stderr[-2000:]
-    assert json.loads(once_more.stdout)["counts"] == {"registered": 1}
+    profile = profile_for(sandbox, tmp_path / "home")
+    once_more = asyncio.run(batch([tmp_path / "launches"], profile=profile))
+    assert dict(once_more.counts) == {"registered": 1}, once_more
     assert stats(sandbox)["launches"] == after
 
 

@@ -36,14 +36,11 @@ def launch_process(env, path) -> subprocess.Popen[str]:
     )
 
 
-def journal_state(env, key: str) -> str:
-    answer = subprocess.run(
-        [sys.executable, "-m", "launchops.cli", "status", key, "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    return json.loads(answer.stdout)["state"] if answer.returncode == 0 else "(not recorded)"
+def journal_state(journal: Path, key: str) -> str:
+    """The launch's state as the kill left it (read straight from the SQLite file)."""
+    with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=5) as db:
+        row = db.execute("select state from launches where key = ?", (key,)).fetchone()
+    return row[0] if row else "(not recorded)"
 
 
 def wait_for_state(journal: Path, key: str, target: str, deadline: float) -> None:
@@ -75,7 +72,7 @@ def test_sigkill_at_random_points_then_rerun(sandbox_factory, tmp_path):
         time.sleep(delay)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
-        at_kill = journal_state(env, key)
+        at_kill = journal_state(journal, key)
         rerun = launch_process(env, path)
         out, err = rerun.communicate(timeout=180)
         assert rerun.returncode == 0, f"{key} killed at {target}+{delay:.2f}s: {err[-2000:]}"
