@@ -94,7 +94,13 @@ def test_bad_network_is_named():
     assert "--network: must be solana-mainnet or solana-devnet" in result.output
 
 
-def test_unreachable_sandbox_gets_a_hint():
+def test_unreachable_sandbox_gets_a_hint(monkeypatch):
+    from dataclasses import replace
+
+    from launchops.retries import SERVICE_CALLS
+
+    quick = replace(SERVICE_CALLS, initial_wait=0.01, max_wait=0.05)  # the hint, not the waits
+    monkeypatch.setattr("launchops.api.client.transport.SERVICE_CALLS", quick)
     result = runner.invoke(app, ["agents", "list", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 1
     assert "cannot reach the service" in result.output

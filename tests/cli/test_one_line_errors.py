@@ -1,6 +1,9 @@
 """Errors are what the README promises through either driver: the error on stderr, no
 traceback (unless `--debug` asks), the same as `--no-prefect` says; a key file others
-can read is one warning line. Each runs the CLI in a subprocess, as a user does."""
+can read is one warning line. Each runs the CLI in a subprocess, as a user does. A refusal
+is checked with no Prefect server configured (Prefect must not start for it); a flow that
+runs, on the session's Prefect server (what a temporary server adds or leaves behind is
+tests/cli/test_temporary_server.py's)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,13 @@ def env(sandbox_factory, tmp_path):
     environment = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(tmp_path / "prefect"))
     environment.pop("PREFECT_API_URL", None)  # Prefect's temporary server, if one started
     return sandbox, environment
+
+
+@pytest.fixture
+def on_server(env, prefect_env):
+    """`env` with the session's Prefect server configured."""
+    sandbox, environment = env
+    return sandbox, {**environment, **prefect_env}
 
 
 def _no_traceback(stderr: str) -> None:
@@ -51,8 +61,8 @@ def test_an_unknown_key_is_one_line_through_either_driver(env):
     assert not os.path.exists(environment["PREFECT_HOME"]), "Prefect started"
 
 
-def test_a_failed_flow_run_is_the_error_line_and_debug_shows_prefects(env, tmp_path):
-    _, environment = env
+def test_a_failed_flow_run_is_the_error_line_and_debug_shows_prefects(on_server, tmp_path):
+    _, environment = on_server
     launches = tmp_path / "launches"
     first = write_launch(launches, "one.yaml", key="taken")
     assert launchops(environment, "launch", str(first), "--no-prefect").returncode == 0
@@ -66,8 +76,8 @@ def test_a_failed_flow_run_is_the_error_line_and_debug_shows_prefects(env, tmp_p
     assert debugged.returncode == 1 and "Traceback" in debugged.stderr
 
 
-def test_a_key_file_others_can_read_is_one_warning_line(env, tmp_path):
-    sandbox, environment = env
+def test_a_key_file_others_can_read_is_one_warning_line(on_server, tmp_path):
+    sandbox, environment = on_server
     keypair = Keypair()
     key_file = tmp_path / "id.json"
     key_file.write_text(str(list(bytes(keypair))))

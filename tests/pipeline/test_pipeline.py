@@ -16,7 +16,7 @@ from launchops.journal.records import Send
 from launchops.journal.store import JournalError
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.runner import run_launch, run_step, summary, validate
-from launchops.retries import SERVICE_CALLS
+from launchops.retries import REGISTER_CALLS, SERVICE_CALLS
 from launchops.states import LaunchState, Step
 from tests.support.pipeline import (
     advance,
@@ -306,9 +306,12 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
     chain, tmp_path, monkeypatch, prefect_server
 ):
     """Register answering 503 for good: the client's eight attempts, nothing above them
-    (this was 4 x 6 x 3 = 72 POSTs through Prefect, 24 in-process)."""
+    (this was 4 x 6 x 3 = 72 POSTs through Prefect, 24 in-process). The count is the
+    rule; the waits between the attempts (half a minute a run) are cut to milliseconds."""
     from launchops.flows.launch import launch_flow
 
+    quick = dataclasses.replace(REGISTER_CALLS, initial_wait=0.01, max_wait=0.05)
+    monkeypatch.setattr("launchops.api.client.transport.REGISTER_CALLS", quick)
     forever = {"POST /v1/launches/register": 1000}
     set_faults(chain, fail_status=503, fail_next=forever)
     async with context_for(chain, tmp_path) as ctx:
