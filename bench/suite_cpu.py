@@ -1,0 +1,81 @@
+"""Where the suite's CPU goes: each test's CPU time (its pytest process's, and the child
+processes it started and waited for), summed by module.
+
+    python -m pytest -p bench.suite_cpu          # writes .suite-cpu/<pid>.jsonl, one a process
+    python bench/suite_cpu.py [--top 30]         # the modules, most CPU first
+
+The suite is bound by the CPU on two cores, so CPU seconds, not wall seconds, say what a
+change saves. A process that outlives its test (a module's Prefect server) is counted
+when it is reaped: in the test that tears its fixture down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+OUT = Path(os.environ.get("SUITE_CPU_DIR", ".suite-cpu"))
+
+
+def _cpu() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, reaped.ru_utime + reaped.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    own, reaped = _cpu()
+    started = time.monotonic()
+    yield
+    own_after, reaped_after = _cpu()
+    row = {
+        "id": item.nodeid.split("@")[0],
+        "wall": time.monotonic() - started,
+        "own": own_after - own,
+        "children": reaped_after - reaped,
+    }
+    OUT.mkdir(exist_ok=True)
+    with (OUT / f"{os.getpid()}.jsonl").open("a") as out:
+        out.write(json.dumps(row) + "\n")
+
+
+def by_module(rows: list[dict[str, Any]]) -> list[tuple[str, dict[str, float]]]:
+    modules: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for row in rows:
+        module = modules[row["id"].split("::")[0]]
+        for what in ("own", "children", "wall"):
+            module[what] += row[what]
+        module["tests"] += 1
+    return sorted(modules.items(), key=lambda kv: -(kv[1]["own"] + kv[1]["children"]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--top", type=int, default=30)
+    args = parser.parse_args()
+    rows = [json.loads(line) for path in OUT.glob("*.jsonl") for line in path.open()]
+    if not rows:
+        raise SystemExit(f"no rows in {OUT}/: run python -m pytest -p bench.suite_cpu first")
+    total = sum(row["own"] + row["children"] for row in rows)
+    print(f"{len(rows)} tests, {total:.0f} s of CPU")
+    print(f"{'CPU s':>7} {'own':>6} {'children':>8} {'wall s':>7} {'tests':>5}  module")
+    for name, m in by_module(rows)[: args.top]:
+        cpu = m["own"] + m["children"]
+        print(
+            f"{cpu:7.1f} {m['own']:6.1f} {m['children']:8.1f} {m['wall']:7.1f} "
+            f"{int(m['tests']):5d}  {name}"
+        )
+
+
+if __name__ == "__main__":
+    main()
