@@ -5,7 +5,11 @@ from collections.abc import Iterator
 
 import pytest
 
-pytest_plugins = ["launchops.sandbox.pytest_plugin", "tests.support.clients"]
+pytest_plugins = [
+    "launchops.sandbox.pytest_plugin",
+    "tests.support.clients",
+    "tests.support.xdist_groups",
+]
 
 
 @pytest.fixture(scope="session")
@@ -76,14 +80,10 @@ def _first(item: pytest.Item) -> bool:
     return item.get_closest_marker("xdist_group") is not None or item.nodeid.startswith(FIRST)
 
 
-@pytest.hookimpl(trylast=True)  # after xdist's, which names each test's group in its id
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark `prefect` every test that runs Prefect: one asking for the Prefect server, one
-    named for Prefect, one of the modules of deployments and workers (`-m prefect`); and
-    put the longest first (the order within each part kept). Under xdist, refuse to run
-    where `xdist_group` does not hold (a group's costly fixture would start in every
-    process)."""
-    _groups_hold(config, items)
+    named for Prefect, one of the modules of deployments and workers (`-m prefect`, which
+    selects after this); and put the longest first (the order within each part kept)."""
     items.sort(key=lambda item: not _first(item))
     for item in items:
         where = item.nodeid.split("::")[0]
@@ -93,34 +93,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             or any(module in where for module in PREFECT_MODULES)
         ):
             item.add_marker(pytest.mark.prefect)
-
-
-_UNGROUPED = pytest.StashKey[str]()
-
-
-def _groups_hold(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """xdist's `--dist loadgroup` sends a group to one process by the `@group` its worker
-    adds to each test's id; a pytest that ignores that edit (pytest-xdist#1386) spreads
-    the group silently. Then every grouped test fails at once, saying why."""
-    if not getattr(config.option, "loadgroup", False):
-        return  # not an xdist worker of a loadgroup run
-    grouped = [item for item in items if item.get_closest_marker("xdist_group") is not None]
-    if any("@" not in item.nodeid for item in grouped):
-        import importlib.metadata as meta
-
-        why = (
-            f"--dist loadgroup does not hold on pytest {meta.version('pytest')} with "
-            f"pytest-xdist {meta.version('pytest-xdist')} (pytest-xdist#1386): its group's "
-            "costly fixture would start in every process; install pyproject.toml's dev pins"
-        )
-        for item in grouped:
-            item.stash[_UNGROUPED] = why
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if _UNGROUPED in item.stash:
-        pytest.fail(item.stash[_UNGROUPED], pytrace=False)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
