@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from launchops.cli import app
 from tests.api import examples as ex
+from tests.support.pipeline import quick_waits
 from tests.support.scripted import Answer, served
 
 runner = CliRunner(env={"COLUMNS": "250"})
@@ -95,12 +96,7 @@ def test_bad_network_is_named():
 
 
 def test_unreachable_sandbox_gets_a_hint(monkeypatch):
-    from dataclasses import replace
-
-    from launchops.retries import SERVICE_CALLS
-
-    quick = replace(SERVICE_CALLS, initial_wait=0.01, max_wait=0.05)  # the hint, not the waits
-    monkeypatch.setattr("launchops.api.client.transport.SERVICE_CALLS", quick)
+    quick_waits(monkeypatch, "SERVICE_CALLS")  # the hint, not the waits
     result = runner.invoke(app, ["agents", "list", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 1
     assert "cannot reach the service" in result.output

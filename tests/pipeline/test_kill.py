@@ -37,22 +37,22 @@ def launch_process(env, path) -> subprocess.Popen[str]:
 
 
 def journal_state(journal: Path, key: str) -> str:
-    """The launch's state as the kill left it (read straight from the SQLite file)."""
-    with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=5) as db:
-        row = db.execute("select state from launches where key = ?", (key,)).fetchone()
+    """The launch's state, read straight from the SQLite file ("(not recorded)": no row,
+    or no file or table yet)."""
+    try:
+        with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=1) as db:
+            row = db.execute("select state from launches where key = ?", (key,)).fetchone()
+    except sqlite3.Error:
+        row = None
     return row[0] if row else "(not recorded)"
 
 
 def wait_for_state(journal: Path, key: str, target: str, deadline: float) -> None:
-    """Until the launch is at `target` or past it (read straight from the SQLite file)."""
+    """Until the launch is at `target` or past it."""
     order = [*TARGETS, "registered"]
     while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=1) as db:
-                row = db.execute("select state from launches where key = ?", (key,)).fetchone()
-        except sqlite3.Error:
-            row = None
-        if row and row[0] in order and order.index(row[0]) >= order.index(target):
+        state = journal_state(journal, key)
+        if state in order and order.index(state) >= order.index(target):
             return
         time.sleep(0.005)
 

@@ -16,7 +16,7 @@ from launchops.journal.records import Send
 from launchops.journal.store import JournalError
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.runner import run_launch, run_step, summary, validate
-from launchops.retries import REGISTER_CALLS, SERVICE_CALLS
+from launchops.retries import SERVICE_CALLS
 from launchops.states import LaunchState, Step
 from tests.support.pipeline import (
     advance,
@@ -24,6 +24,7 @@ from tests.support.pipeline import (
     context_for,
     killed_after_first,
     land_first,
+    quick_waits,
     set_faults,
     stats,
     write_launch,
@@ -310,8 +311,7 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
     rule; the waits between the attempts (half a minute a run) are cut to milliseconds."""
     from launchops.flows.launch import launch_flow
 
-    quick = dataclasses.replace(REGISTER_CALLS, initial_wait=0.01, max_wait=0.05)
-    monkeypatch.setattr("launchops.api.client.transport.REGISTER_CALLS", quick)
+    quick_waits(monkeypatch, "REGISTER_CALLS")
     forever = {"POST /v1/launches/register": 1000}
     set_faults(chain, fail_status=503, fail_next=forever)
     async with context_for(chain, tmp_path) as ctx:

@@ -193,6 +193,17 @@ def set_faults(sandbox: Any, **faults: Any) -> None:
     assert answer.status_code == 200, answer.text
 
 
+def quick_waits(monkeypatch: Any, policy: str) -> None:
+    """The service client's `policy` (SERVICE_CALLS, REGISTER_CALLS) with its attempts
+    kept and its waits cut to milliseconds, for a test of the count, not the waits."""
+    from dataclasses import replace
+
+    from launchops import retries
+
+    quick = replace(getattr(retries, policy), initial_wait=0.01, max_wait=0.05)
+    monkeypatch.setattr(f"launchops.api.client.transport.{policy}", quick)
+
+
 def seed_agent(sandbox: Any, owner: object) -> str:
     """A new agent (an mpl-core asset) owned by `owner`, seeded on the sandbox: its address."""
     made = httpx.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner)})

@@ -13,13 +13,6 @@ _UNGROUPED = pytest.StashKey[str]()
 
 @pytest.hookimpl(trylast=True)  # after xdist's, which names each test's group in its id
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _groups_hold(config, items)
-
-
-def _groups_hold(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """xdist's `--dist loadgroup` sends a group to one process by the `@group` its worker
-    adds to each test's id; a pytest that ignores that edit (pytest-xdist#1386) spreads
-    the group silently. Then every grouped test fails at once, saying why."""
     if not getattr(config.option, "loadgroup", False):
         return  # not an xdist worker of a loadgroup run
     grouped = [item for item in items if item.get_closest_marker("xdist_group") is not None]

@@ -435,14 +435,8 @@ def _report_with(pool: Pool, key: str) -> dict[str, Any] | None:
 def _state(pool: Pool, key: str) -> str | None:
     """The launch's state in the shared journal, read there (a poll by `launchops status`
     would start a process every time round)."""
-    import psycopg
-
-    with psycopg.connect(pool.launch_env["LAUNCHOPS_JOURNAL_URL"]) as db:
-        try:
-            row = db.execute("select state from launches where key = %s", (key,)).fetchone()
-        except psycopg.errors.UndefinedTable:  # no run has opened the journal yet
-            return None
-    return row[0] if row else None
+    rows = _journal(pool, "select state from launches where key = %s", key)
+    return rows[0][0] if rows else None
 
 
 def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
@@ -498,19 +492,21 @@ def _victim_holding_a_launch(pool: Pool, run_id: str) -> Worker:
 def _worked_by(pool: Pool, prefix: str, worker: str, *, any_state: bool = False) -> bool:
     """Whether `worker` holds a launch of the batch that is not registered yet (or has
     taken one at all, `any_state`)."""
+    left = "" if any_state else " and state not in ('registered')"
+    query = "select key from launches where worker like %s and key like %s" + left
+    return bool(_journal(pool, query, f"{worker}%", f"{prefix}-%"))
+
+
+def _journal(pool: Pool, query: str, *params: str) -> list[tuple[Any, ...]]:
+    """The rows `query` reads from the pool's PostgreSQL journal (none before a run has
+    made its tables)."""
     import psycopg
 
-    url = pool.launch_env["LAUNCHOPS_JOURNAL_URL"]
-    left = "" if any_state else " and state not in ('registered')"
-    with psycopg.connect(url) as db:
+    with psycopg.connect(pool.launch_env["LAUNCHOPS_JOURNAL_URL"]) as db:
         try:
-            rows = db.execute(
-                "select key from launches where worker like %s and key like %s" + left,
-                (f"{worker}%", f"{prefix}-%"),
-            ).fetchall()
-        except psycopg.errors.UndefinedTable:  # no batch has opened the journal yet
-            return False
-    return bool(rows)
+            return db.execute(query, params).fetchall()
+        except psycopg.errors.UndefinedTable:
+            return []
 
 
 def _parts(pool: Pool, parent_id: str) -> list[dict[str, Any]]:
