@@ -73,6 +73,7 @@ FIRST = (
     "tests/pipeline/test_kill.py",
     "tests/after/test_agent_crashes.py",
     "tests/cli/test_temporary_server.py",
+    "tests/chaos/test_schemathesis.py",
 )
 
 

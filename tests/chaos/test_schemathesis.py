@@ -3,12 +3,14 @@ request, and every error in the spec's envelope (or the read endpoints' `{error:
 {message}}`). The admin surface is left out: fuzzing it would turn faults on for the
 session's shared sandbox (a by-hand `schemathesis run` covers it: no 500 either).
 15 examples per operation in CI; `LAUNCHOPS_SCHEMATHESIS_EXAMPLES=150 pytest
-tests/chaos/test_schemathesis.py` by hand."""
+tests/chaos/test_schemathesis.py` by hand. One test, a subtest per operation (each
+reported, and failing, as `test_...[POST /v1/launches/create]`)."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
@@ -16,9 +18,18 @@ from launchops.sandbox.app import build_app
 from launchops.sandbox.service import SandboxService
 
 EXAMPLES = int(os.environ.get("LAUNCHOPS_SCHEMATHESIS_EXAMPLES", "15"))
-schema = schemathesis.openapi.from_dict(build_app(SandboxService(slot_ms=0)).openapi()).exclude(
-    path_regex="^/_sandbox"
-)
+
+
+@pytest.fixture(scope="module")
+def sandbox_schema():
+    """The sandbox's OpenAPI, loaded when the test runs: a schema loaded at import has
+    schemathesis build every operation's coverage cases at collection, in every xdist
+    process that collects this module (7 s of CPU each), whether it runs the test or not."""
+    app = build_app(SandboxService(slot_ms=0))
+    return schemathesis.openapi.from_dict(app.openapi())
+
+
+schema = schemathesis.pytest.from_fixture("sandbox_schema").exclude(path_regex="^/_sandbox")
 
 
 @schema.parametrize()
