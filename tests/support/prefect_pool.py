@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler
@@ -144,6 +145,23 @@ class PrefectServer:
 
     def stop(self) -> None:
         stop(self.process)
+
+
+def batch_report(server: PrefectServer, root: Path, run_id: str) -> dict[str, Any]:
+    """The JSON report of the batch flow run `run_id`, in whichever worker's home under
+    `root` it ran: the one its report artifact names and tabulates. Not the newest: another
+    run of the deployment may end meanwhile (its hourly schedule fires at the top of the
+    hour) and write its own, every launch in it reported from the journal."""
+    body = {"artifacts": {"key": {"any_": ["batch-report"]}, "flow_run_id": {"any_": [run_id]}}}
+    [artifact] = server.api("POST", "/artifacts/filter", json=body)
+    stem = artifact["description"].split("**")[1].split()[-1]  # "**batch batch-<when>**"
+    rows = json.loads(artifact["data"]) if isinstance(artifact["data"], str) else artifact["data"]
+    table = Counter((row["launch"], row["worker"]) for row in rows)
+    paths = root.glob(f"worker-*/launchops/sandbox/reports/{stem}.json")
+    found = [json.loads(path.read_text()) for path in paths]
+    mine = [r for r in found if Counter((x["key"], x["worker"]) for x in r["launches"]) == table]
+    assert len(mine) == 1, (stem, artifact["description"], len(found))
+    return mine[0]
 
 
 class Worker:

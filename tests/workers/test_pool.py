@@ -42,6 +42,7 @@ from tests.support.prefect_pool import (
     PrefectServer,
     Worker,
     airdrop,
+    batch_report,
     descendants,
     free_port,
     slowed_until,
@@ -170,13 +171,9 @@ class Pool:
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
-    def report(self) -> dict[str, Any]:
-        """The newest batch report, from whichever worker's home the batch ran in."""
-        found = sorted(
-            self.root.glob("worker-*/launchops/sandbox/reports/batch-*.json"),
-            key=lambda p: p.stat().st_mtime,
-        )
-        return json.loads(found[-1].read_text())
+    def report(self, run_id: str) -> dict[str, Any]:
+        """The batch report of flow run `run_id`, from whichever worker's home it ran in."""
+        return batch_report(self.server, self.root, run_id)
 
     def events(self, prefix: str) -> list[dict[str, Any]]:
         since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
@@ -244,7 +241,8 @@ def spread(pool) -> dict[str, Any]:
         within=300,
     )
     run = pool.wait_for(run_id, {"COMPLETED", "FAILED", "CRASHED"})
-    return {"run": run, "report": pool.report(), "before": before, "after": stats(pool.sandbox)}
+    report = pool.report(run_id)
+    return {"run": run, "report": report, "before": before, "after": stats(pool.sandbox)}
 
 
 def test_deploy_makes_what_the_server_needs_once(pool):
@@ -425,11 +423,15 @@ def test_a_cron_batch_and_a_one_off_schedule_fire_with_nobody_acting(pool):
 
 
 def _report_with(pool: Pool, key: str) -> dict[str, Any] | None:
-    """The newest batch report, if there is one and it has a row for `key`."""
-    if not any(pool.root.glob("worker-*/launchops/sandbox/reports/batch-*.json")):
-        return None
-    report = pool.report()
-    return report if any(row["key"] == key for row in report["launches"]) else None
+    """The newest batch report with a row for `key`, if one was written (not merely the
+    newest: the deployment's hourly batch may have written one since)."""
+    found = sorted(
+        pool.root.glob("worker-*/launchops/sandbox/reports/batch-*.json"),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    reports = (json.loads(path.read_text()) for path in found)
+    return next((r for r in reports if any(row["key"] == key for row in r["launches"])), None)
 
 
 def _state(pool: Pool, key: str) -> str | None:

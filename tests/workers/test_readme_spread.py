@@ -34,6 +34,7 @@ from tests.support.prefect_pool import (
     PrefectServer,
     Worker,
     airdrop,
+    batch_report,
     descendants,
     slowed_until,
 )
@@ -186,13 +187,9 @@ class ReadmePool:
                 return {}
         return {key: (state, worker) for key, state, worker in rows}
 
-    def report(self) -> dict[str, Any]:
-        """The newest batch report, from whichever worker's home the batch ran in."""
-        found = sorted(
-            self.root.glob("worker-*/launchops/sandbox/reports/batch-*.json"),
-            key=lambda p: p.stat().st_mtime,
-        )
-        return json.loads(found[-1].read_text())
+    def report(self, run_id: str) -> dict[str, Any]:
+        """The batch report of flow run `run_id`, from whichever worker's home it ran in."""
+        return batch_report(self.server, self.root, run_id)
 
     def close(self) -> None:
         for worker in self.workers:  # workers before the server (a worker outliving it hangs)
@@ -247,13 +244,13 @@ def test_a_batch_of_four_times_the_concurrency_spreads_over_both_workers(pool):
     after = stats(pool.sandbox)["launches"]
     for what in ("mintsOnChain", "registered"):
         assert after[what] - before[what] == count, (what, after)
-    report = pool.report()
+    report = pool.report(run_id)
     reported = {row["key"]: row["worker"] for row in report["launches"]}
     assert reported == {key: worker for key, (_, worker) in states.items()}
     # Run again: every launch reported from the journal, none counted for this batch.
     again = pool.run_batch(pool.root / "spread")
     assert pool.wait_for(again, {"COMPLETED", "FAILED", "CRASHED"})["state_type"] == "COMPLETED"
-    assert {row["worker"] for row in pool.report()["launches"]} == {None}
+    assert {row["worker"] for row in pool.report(again)["launches"]} == {None}
 
 
 def test_the_next_batch_after_a_worker_dies_finishes_within_two_minutes(pool):
