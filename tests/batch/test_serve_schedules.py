@@ -6,7 +6,6 @@ deployment leaves that file to its own (`scheduled`)."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -20,7 +19,7 @@ from pathlib import Path
 import httpx
 
 from tests.support.pipeline import launchops, profile_env, stats, write_launch
-from tests.support.prefect_pool import stop
+from tests.support.prefect_pool import batch_report, flow_run_id, stop
 
 # From the file written to the schedule: room for a fresh PREFECT_HOME's first server start
 # (migrations) on a loaded two-core machine. The run must then come within the deadline.
@@ -94,8 +93,7 @@ def _run_the_batch_by_hand(
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
     if datetime.now(UTC) < when:  # as it usually is: before the launch's time, none of it
         assert stats(sandbox)["launches"]["created"] == 0
-    [report] = sorted((home / "sandbox" / "reports").glob("batch-*.json"))
-    found = json.loads(report.read_text())
+    found = batch_report(api, flow_run_id(ran.stdout), [home / "sandbox" / "reports"])
     assert found["counts"] == {"scheduled": 1}, found
     [row] = found["launches"]
     assert (row["key"], row["state"], row["ok"]) == ("fires-soon", "scheduled", True), row

@@ -147,21 +147,29 @@ class PrefectServer:
         stop(self.process)
 
 
-def batch_report(server: PrefectServer, root: Path, run_id: str) -> dict[str, Any]:
-    """The JSON report of the batch flow run `run_id`, in whichever worker's home under
-    `root` it ran: the one its report artifact names and tabulates. Not the newest: another
-    run of the deployment may end meanwhile (its hourly schedule fires at the top of the
-    hour) and write its own, every launch in it reported from the journal."""
+def batch_report(
+    api: str, run_id: str, folders: list[Path], headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The JSON report of the batch flow run `run_id` (on the Prefect API at `api`), in
+    whichever of the report `folders` it was written: the one its report artifact names
+    and tabulates. Not the newest: another run of the deployment may end meanwhile (its
+    hourly schedule fires at the top of the hour) and write its own."""
     body = {"artifacts": {"key": {"any_": ["batch-report"]}, "flow_run_id": {"any_": [run_id]}}}
-    [artifact] = server.api("POST", "/artifacts/filter", json=body)
+    answer = httpx.post(f"{api}/artifacts/filter", json=body, headers=headers or {}, timeout=30)
+    [artifact] = answer.raise_for_status().json()
     stem = artifact["description"].split("**")[1].split()[-1]  # "**batch batch-<when>**"
     rows = json.loads(artifact["data"]) if isinstance(artifact["data"], str) else artifact["data"]
     table = Counter((row["launch"], row["worker"]) for row in rows)
-    paths = root.glob(f"worker-*/launchops/sandbox/reports/{stem}.json")
+    paths = [folder / f"{stem}.json" for folder in folders if (folder / f"{stem}.json").exists()]
     found = [json.loads(path.read_text()) for path in paths]
     mine = [r for r in found if Counter((x["key"], x["worker"]) for x in r["launches"]) == table]
-    assert len(mine) == 1, (stem, artifact["description"], len(found))
+    assert len(mine) == 1, (stem, artifact["description"], paths)
     return mine[0]
+
+
+def flow_run_id(output: str) -> str:
+    """The flow run id `prefect deployment run` printed."""
+    return next(line.split()[-1] for line in output.splitlines() if "UUID" in line)
 
 
 class Worker:

@@ -44,6 +44,7 @@ from tests.support.prefect_pool import (
     airdrop,
     batch_report,
     descendants,
+    flow_run_id,
     free_port,
     slowed_until,
     ui_page,
@@ -134,11 +135,7 @@ class Pool:
         args = ["deployment", "run", "batch/batch-sandbox", "--params", params]
         done = self.prefect(*args, *(["--watch"] if wait else []))
         assert done.returncode == exits, done.stdout[-3000:] + done.stderr[-3000:]
-        return next(
-            line.split()[-1]
-            for line in done.stdout.splitlines()
-            if "UUID" in line or line.strip().startswith("└── UUID")
-        )
+        return flow_run_id(done.stdout)
 
     def flow_run(self, run_id: str) -> dict[str, Any]:
         return self.server.api("GET", f"/flow_runs/{run_id}")
@@ -173,7 +170,8 @@ class Pool:
 
     def report(self, run_id: str) -> dict[str, Any]:
         """The batch report of flow run `run_id`, from whichever worker's home it ran in."""
-        return batch_report(self.server, self.root, run_id)
+        folders = list(self.root.glob("worker-*/launchops/sandbox/reports"))
+        return batch_report(self.server.url, run_id, folders, self.server.headers)
 
     def events(self, prefix: str) -> list[dict[str, Any]]:
         since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()

@@ -36,6 +36,7 @@ from tests.support.prefect_pool import (
     airdrop,
     batch_report,
     descendants,
+    flow_run_id,
     slowed_until,
 )
 from tests.support.readme_shell import wait_online
@@ -108,7 +109,7 @@ class ReadmePool:
         args = ["deployment", "run", "batch/batch-sandbox", "--params", params]
         done = launchops(self.env("operator"), *args, module="prefect")
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        return next(line.split()[-1] for line in done.stdout.splitlines() if "UUID" in line)
+        return flow_run_id(done.stdout)
 
     def flow_run(self, run_id: str) -> dict[str, Any]:
         return self.server.api("GET", f"/flow_runs/{run_id}")
@@ -189,7 +190,8 @@ class ReadmePool:
 
     def report(self, run_id: str) -> dict[str, Any]:
         """The batch report of flow run `run_id`, from whichever worker's home it ran in."""
-        return batch_report(self.server, self.root, run_id)
+        folders = list(self.root.glob("worker-*/launchops/sandbox/reports"))
+        return batch_report(self.server.url, run_id, folders, self.server.headers)
 
     def close(self) -> None:
         for worker in self.workers:  # workers before the server (a worker outliving it hangs)
