@@ -154,9 +154,10 @@ def batch_report(
     whichever of the report `folders` it was written: the one its report artifact names
     and tabulates. Not the newest: another run of the deployment may end meanwhile (its
     hourly schedule fires at the top of the hour) and write its own."""
-    body = {"artifacts": {"key": {"any_": ["batch-report"]}, "flow_run_id": {"any_": [run_id]}}}
+    wanted = {"key": {"any_": ["batch-report"]}, "flow_run_id": {"any_": [run_id]}}
+    body = {"artifacts": wanted, "sort": "CREATED_DESC"}  # a run retried: its last report
     answer = httpx.post(f"{api}/artifacts/filter", json=body, headers=headers or {}, timeout=30)
-    [artifact] = answer.raise_for_status().json()
+    artifact, *_ = answer.raise_for_status().json()
     stem = artifact["description"].split("**")[1].split()[-1]  # "**batch batch-<when>**"
     rows = json.loads(artifact["data"]) if isinstance(artifact["data"], str) else artifact["data"]
     table = Counter((row["launch"], row["worker"]) for row in rows)
