@@ -37,7 +37,9 @@ def _wait_for(what: str, test, deadline: float, log: Path) -> None:
 
 def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_factory):
     sandbox = sandbox_factory()
-    when = datetime.now(UTC) + timedelta(seconds=LEAD_SECONDS)
+    # Whole seconds, as the file gives it: the launch may start at 17:00:17.000 for a
+    # `when` of 17:00:17.600, and must not be taken for early.
+    when = (datetime.now(UTC) + timedelta(seconds=LEAD_SECONDS)).replace(microsecond=0)
     launches = tmp_path / "launches"
     write_launch(launches, "soon.yaml", key="fires-soon", schedule=f"{when:%Y-%m-%dT%H:%M:%SZ}")
     env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(tmp_path / "prefect"))
@@ -91,8 +93,9 @@ def _run_the_batch_by_hand(
         timeout=DEADLINE_SECONDS,
     )
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    created = stats(sandbox)["launches"]["created"]  # read first, then the clock
     if datetime.now(UTC) < when:  # as it usually is: before the launch's time, none of it
-        assert stats(sandbox)["launches"]["created"] == 0
+        assert created == 0
     found = batch_report(api, flow_run_id(ran.stdout), [home / "sandbox" / "reports"])
     assert found["counts"] == {"scheduled": 1}, found
     [row] = found["launches"]
