@@ -45,11 +45,24 @@ from tenacity import (
     retry_if_exception_type,
     stop_after_attempt,
     stop_before_delay,
-    wait_random_exponential,
+    wait_exponential,
 )
 from tenacity.stop import stop_base
 
 from launchops.errors import BadRequestError, BlockhashExpired, LaunchOpsError
+
+# Jitter from a generator of launchops' own, never the `random` module's: a program that
+# seeds that one (a simulation's random.seed(42); Hypothesis, for every example) would
+# otherwise make the callers that failed together wait alike, and each draw here would
+# move the caller's sequence.
+_JITTER = random.Random()
+
+
+class wait_jittered_exponential(wait_exponential):
+    """tenacity's `wait_random_exponential` ("full jitter"), drawn from `_JITTER`."""
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        return _JITTER.uniform(0, super().__call__(retry_state=retry_state))
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,7 @@ class RetryPolicy:
         if retry_after is not None:
             return min(float(retry_after), self.max_retry_after)
         step = self.step(state.attempt_number)
-        return step / 2 + random.uniform(0, step / 2)
+        return step / 2 + _JITTER.uniform(0, step / 2)
 
     def step(self, attempt: int) -> float:
         return min(self.max_wait, self.initial_wait * 2 ** (attempt - 1))
@@ -179,7 +192,7 @@ def create_again(attempts: int) -> AsyncRetrying:
     return AsyncRetrying(
         retry=retry_if_exception_type(BlockhashExpired),
         stop=stop_after_attempt(attempts + 1),  # the last one records `failed`
-        wait=wait_random_exponential(multiplier=0.2, max=5),
+        wait=wait_jittered_exponential(multiplier=0.2, max=5),
         reraise=True,
     )
 
@@ -196,7 +209,7 @@ class IndexerWait:
         return AsyncRetrying(
             retry=retry_if_exception(not_indexed_yet),
             stop=stop_before_delay(seconds),
-            wait=wait_random_exponential(multiplier=self.initial_wait, max=self.max_wait),
+            wait=wait_jittered_exponential(multiplier=self.initial_wait, max=self.max_wait),
             reraise=True,
         )
 

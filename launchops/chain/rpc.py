@@ -96,8 +96,10 @@ class ChainRpc:
             verify=not url.startswith("http://"),  # no CA bundle to load for a local node
         )
         # Ids no other client of the node is likely to use too: an answer is taken only
-        # with the id of its own request.
-        self._ids = itertools.count(random.randrange(1, 2**40))
+        # with the id of its own request. Drawn from the OS, not the `random` module,
+        # which a program may have seeded (Hypothesis does, for every example): two
+        # processes seeded alike would number their requests alike.
+        self._ids = itertools.count(random.SystemRandom().randrange(1, 2**40))
         self._client: Any = None
 
     def _gone(self, reason: str) -> RpcGone:

@@ -68,7 +68,7 @@ class Senders:
 
     async def tip_account(self) -> Pubkey:
         """One tip account, at random (Jito's advice: less contention)."""
-        return random.choice(await self.tip_accounts())
+        return _PICK.choice(await self.tip_accounts())
 
     async def send_bundle(self, raws: Sequence[bytes]) -> str:
         """Send transactions as one bundle (base64); the bundle's id."""
@@ -77,6 +77,7 @@ class Senders:
         return bundle_id
 
 
+_PICK = random.Random()  # launchops' own: the `random` module may be seeded by the program
 _SEND = {"encoding": "base64", "skipPreflight": True, "maxRetries": 0}
 
 

@@ -26,7 +26,7 @@ def free_port(host: str = "127.0.0.1") -> int:
     neighbour) can become some connection's own end before the child binds it, and a
     sandbox then fails to start (seen in CI)."""
     for _ in range(500):
-        port = random.randrange(_PORTS_FROM, _ephemeral_from() - 1)
+        port = _PICK.randrange(_PORTS_FROM, _ephemeral_from() - 1)
         try:
             first, second = bind_pair(host, port)
         except OSError:
@@ -38,6 +38,9 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 _PORTS_FROM = 10_000  # above the well-known and most services' registered ports
+# From the OS, not the `random` module: processes whose module is seeded alike (Hypothesis
+# seeds it for every example, in each of the suite's processes) would try the same ports.
+_PICK = random.SystemRandom()
 
 
 def _ephemeral_from() -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import signal
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+from launchops import retries
 from launchops.api.client import AsyncServiceClient
 from launchops.chain.rpc import ChainRpc
 from launchops.journal.store import Journal, LaunchRecord
@@ -118,7 +118,7 @@ def test_the_clients_ride_over_a_short_outage_even_with_the_worst_jitter(tmp_pat
     them): with every random wait at its least, they still cover a sandbox that is down for
     a few seconds, killed and started again."""
     assert SERVICE_CALLS.window()[0] >= 7 and RPC_CALLS.window()[0] >= 7
-    monkeypatch.setattr(random, "uniform", lambda low, high: low)
+    monkeypatch.setattr(retries._JITTER, "uniform", lambda low, high: low)
     data = tmp_path / "sandbox"
     with serving("--slot-ms", "50", data=data) as first:
         port, base_url, rpc_url = first.port, first.base_url, first.rpc_url
