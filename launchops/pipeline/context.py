@@ -209,16 +209,22 @@ def _dead_here(owner: str) -> bool:
 
 
 def sandbox_running(rpc_url: str, timeout: float = 1.0, tries: int = 3) -> bool:
-    """Whether a sandbox serves `rpc_url`: its RPC answers `getHealth` with HTTP 200 within
-    `timeout` seconds (asked up to `tries` times: one refused probe is not an absence), or
-    a launchops sandbox answers there at all (its admin surface): then none is started."""
+    """Whether a sandbox serves `rpc_url`: its RPC answers `getHealth` with HTTP 200 (asked
+    up to `tries` times, the wait doubled each time from `timeout` seconds: a sandbox busy
+    with another process's batch answers late, and is still there), or a launchops sandbox
+    answers there at all (its admin surface): then none is started. Only a refused
+    connection means nothing listens."""
     for attempt in range(tries):
         try:
             answer = httpx.post(
-                rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}, timeout=timeout
+                rpc_url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"},
+                timeout=timeout * 2**attempt,
             )
+        except httpx.ConnectError:
+            return False  # nothing listens: start one
         except httpx.TransportError:
-            return False  # nothing listens (or nothing answers): start one
+            continue  # something listens and has not answered yet: asked again, longer
         if answer.status_code == 200:
             return True
         time.sleep(0.2 * (attempt + 1))

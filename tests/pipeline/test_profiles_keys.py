@@ -17,8 +17,9 @@ from solders.keypair import Keypair
 from launchops.api.errors import InvalidInputError
 from launchops.chain.keys import KeypairError, KeypairPermissionWarning, load_keypair
 from launchops.config.profiles import load_profile
+from launchops.pipeline.context import sandbox_running
 from launchops.sandbox.server import bind_pair
-from tests.support.pipeline import aim_flows_at, write_launch
+from tests.support.pipeline import aim_flows_at, set_faults, write_launch
 
 
 def test_profiles_resolve_built_in_then_file_then_environment(tmp_path, monkeypatch):
@@ -168,6 +169,17 @@ def test_a_wrong_rpc_url_beside_a_running_sandbox_is_one_clear_line(sandbox, tmp
     env = _embedded_env(tmp_path, f"{sandbox.url}/rpc", sandbox.base_url)
     run = _refused_in_one_line(env, write_launch(tmp_path, key="wrong-url"), driver)
     assert "a launchops sandbox" in run.stderr and f"LAUNCHOPS_RPC_URL={sandbox.url}" in run.stderr
+
+
+def test_a_sandbox_answering_late_is_still_the_sandbox(sandbox_factory):
+    """A sandbox busy with another process's batch answers late; the next command uses it
+    and does not try to start one on its port (a late answer is not an absence)."""
+    sandbox = sandbox_factory()
+    set_faults(sandbox, latency_ms=1500)
+    try:
+        assert sandbox_running(sandbox.url)
+    finally:
+        set_faults(sandbox, latency_ms=0)
 
 
 def test_a_port_taken_by_something_else_is_named(tmp_path):
