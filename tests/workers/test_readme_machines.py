@@ -15,7 +15,9 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from http.server import HTTPServer
 from pathlib import Path
@@ -26,7 +28,14 @@ from solders.keypair import Keypair
 
 from tests.support.pipeline import stats, write_launch
 from tests.support.postgres import database, fresh_names
-from tests.support.prefect_pool import Hook, PrefectServer, Worker, airdrop, free_port
+from tests.support.prefect_pool import (
+    Hook,
+    PrefectServer,
+    Worker,
+    airdrop,
+    free_port,
+    slowed_until,
+)
 from tests.support.readme_shell import (
     LONG_RUNNING,
     Line,
@@ -241,12 +250,16 @@ def test_the_several_machines_section_runs_word_for_word_on_one_machine(site):
 
 
 def journal_workers(journal_db: str) -> dict[str, str]:
-    """Who worked each launch, by the journal's `worker` column."""
+    """Who worked each launch, by the journal's `worker` column (none before a run has
+    made the journal's tables)."""
     import psycopg
 
     url = f"postgresql://postgres@127.0.0.1:5432/{journal_db}"
     with psycopg.connect(url) as db:
-        return dict(db.execute("select key, worker from launches").fetchall())
+        try:
+            return dict(db.execute("select key, worker from launches").fetchall())
+        except psycopg.errors.UndefinedTable:
+            return {}
 
 
 class YamlPool:
@@ -350,11 +363,30 @@ def test_prefect_deploy_all_makes_prefect_yamls_deployments_and_a_batch_spreads(
     wait_online(yaml_pool.server.url, POOL, 2, yaml_pool.server.headers)
     [by_hand] = re.findall(r"`(prefect deployment run batch/batch\s.*?)`", section(SCHEDULES))
     command = " ".join(by_hand.split()).replace("/srv/launches", str(yaml_pool.launches))
-    ran = yaml_pool.run(command)
+    journal_db = yaml_pool.shared["LAUNCHOPS_JOURNAL_URL"].rsplit("/", 1)[1]
+    with ThreadPoolExecutor(1) as watching:
+        running = watching.submit(yaml_pool.run, command)
+        # Full speed until the batch claimed its first launch (its flow's probe for a
+        # sandbox waits a second), then answers slowed until both workers hold a launch:
+        # the part the other worker picks up (its process starts in half a minute on a
+        # loaded machine, seen) finds launches left, whatever the machine's load.
+        while not (running.done() or journal_workers(journal_db)):
+            time.sleep(0.2)
+        slowed_until(
+            yaml_pool.sandbox,
+            lambda: (
+                running.done()
+                or {"worker-1", "worker-2"} <= set(journal_workers(journal_db).values())
+            ),
+            "both workers holding a launch of the batch",
+            latency_ms=2000,
+            within=300,
+        )
+        ran = running.result()
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     counts = stats(yaml_pool.sandbox)["launches"]
     assert counts["created"] == counts["mintsOnChain"] == counts["registered"] == SPREAD, counts
-    worked = journal_workers(yaml_pool.shared["LAUNCHOPS_JOURNAL_URL"].rsplit("/", 1)[1])
+    worked = journal_workers(journal_db)
     assert sorted(worked) == [f"yaml-{i}" for i in range(SPREAD)], worked
     assert set(worked.values()) == {"worker-1", "worker-2"}, worked  # batch-part found
     logs = [w.log.read_text() for w in yaml_pool.workers] + [ran.stdout, ran.stderr, *said]
