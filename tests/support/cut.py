@@ -13,23 +13,23 @@ from contextlib import contextmanager
 
 
 class Relay:
-    """`127.0.0.1:port` relayed to `target` (host, port) while not cut."""
+    """`127.0.0.1:port` relayed to `target` (host, port) while not cut; `port` is a free
+    one unless given (a port a killed server held, say)."""
 
-    def __init__(self, target: tuple[str, int]) -> None:
+    def __init__(self, target: tuple[str, int], port: int = 0) -> None:
         self.target = target
-        self.port = 0
+        self.port = port
         self._cut = False
         self._writers: set[asyncio.StreamWriter] = set()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="relay", daemon=True)
+        self._socket: socket.socket | None = None
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        server = self._loop.run_until_complete(asyncio.start_server(self._serve, sock=sock))
+        serving = asyncio.start_server(self._serve, sock=self._socket)
+        server = self._loop.run_until_complete(serving)
         self._ready.set()
         try:
             self._loop.run_forever()
@@ -75,6 +75,11 @@ class Relay:
         self._loop.call_soon_threadsafe(setattr, self, "_cut", False)
 
     def start(self) -> Relay:
+        """Bound here, so that a port in use fails in the caller; served in the thread."""
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", self.port))
+        self.port = self._socket.getsockname()[1]
         self._thread.start()
         self._ready.wait(10)
         return self
@@ -86,9 +91,9 @@ class Relay:
 
 
 @contextmanager
-def relay(host: str, port: int) -> Iterator[Relay]:
-    """A relay to `host:port` for the block."""
-    running = Relay((host, port)).start()
+def relay(host: str, port: int, listen_on: int = 0) -> Iterator[Relay]:
+    """A relay to `host:port` for the block, on `listen_on` if given."""
+    running = Relay((host, port), listen_on).start()
     try:
         yield running
     finally:
