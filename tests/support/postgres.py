@@ -22,6 +22,18 @@ def _admin():
         pytest.skip(f"no PostgreSQL at 127.0.0.1:5432 (user postgres, trust auth): {exc}")
 
 
+def journal_rows(url: str, query: str, *params: object) -> list[tuple]:
+    """The rows `query` reads from the PostgreSQL journal at `url`: none before a run has
+    made the journal's tables (a batch read while its first launch starts)."""
+    import psycopg
+
+    with psycopg.connect(url) as db:
+        try:
+            return db.execute(query, params).fetchall()
+        except psycopg.errors.UndefinedTable:
+            return []
+
+
 @contextmanager
 def database(prefix: str) -> Iterator[str]:
     """A fresh database's name, dropped after."""

@@ -36,7 +36,7 @@ from launchops.config.schedule import DEPLOY_LEAD_SECONDS
 from launchops.exposure import probe
 from tests.support import docs
 from tests.support.pipeline import dump_yaml, launch_document, launchops, set_faults, stats
-from tests.support.postgres import database
+from tests.support.postgres import database, journal_rows
 from tests.support.prefect_pool import (
     Hook,
     PrefectServer,
@@ -500,13 +500,7 @@ def _worked_by(pool: Pool, prefix: str, worker: str, *, any_state: bool = False)
 def _journal(pool: Pool, query: str, *params: str) -> list[tuple[Any, ...]]:
     """The rows `query` reads from the pool's PostgreSQL journal (none before a run has
     made its tables)."""
-    import psycopg
-
-    with psycopg.connect(pool.launch_env["LAUNCHOPS_JOURNAL_URL"]) as db:
-        try:
-            return db.execute(query, params).fetchall()
-        except psycopg.errors.UndefinedTable:
-            return []
+    return journal_rows(pool.launch_env["LAUNCHOPS_JOURNAL_URL"], query, *params)
 
 
 def _parts(pool: Pool, parent_id: str) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ import pytest
 from solders.keypair import Keypair
 
 from tests.support.pipeline import stats, write_launch
-from tests.support.postgres import database, fresh_names
+from tests.support.postgres import database, fresh_names, journal_rows
 from tests.support.prefect_pool import (
     Hook,
     PrefectServer,
@@ -252,14 +252,8 @@ def test_the_several_machines_section_runs_word_for_word_on_one_machine(site):
 def journal_workers(journal_db: str) -> dict[str, str]:
     """Who worked each launch, by the journal's `worker` column (none before a run has
     made the journal's tables)."""
-    import psycopg
-
     url = f"postgresql://postgres@127.0.0.1:5432/{journal_db}"
-    with psycopg.connect(url) as db:
-        try:
-            return dict(db.execute("select key, worker from launches").fetchall())
-        except psycopg.errors.UndefinedTable:
-            return {}
+    return dict(journal_rows(url, "select key, worker from launches"))
 
 
 class YamlPool:
@@ -366,10 +360,11 @@ def test_prefect_deploy_all_makes_prefect_yamls_deployments_and_a_batch_spreads(
     journal_db = yaml_pool.shared["LAUNCHOPS_JOURNAL_URL"].rsplit("/", 1)[1]
     with ThreadPoolExecutor(1) as watching:
         running = watching.submit(yaml_pool.run, command)
-        # Full speed until the batch claimed its first launch (its flow's probe for a
-        # sandbox waits a second), then answers slowed until both workers hold a launch:
-        # the part the other worker picks up (its process starts in half a minute on a
-        # loaded machine, seen) finds launches left, whatever the machine's load.
+        # Full speed until the batch claimed its first launch, then answers slowed until
+        # both workers hold a launch: the part the other worker picks up (its process
+        # starts in half a minute on a loaded machine, seen) finds launches left, whatever
+        # the machine's load. (The part's probe for a sandbox takes a late answer for the
+        # sandbox, waiting up to 7 s, so the slowing does not make it start one of its own.)
         while not (running.done() or journal_workers(journal_db)):
             time.sleep(0.2)
         slowed_until(
