@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from launchops.api.errors import InvalidInputError
 from launchops.chain.keys import KeypairError, KeypairPermissionWarning, load_keypair
 from launchops.config.profiles import load_profile
 from launchops.pipeline.context import sandbox_running
+from launchops.sandbox import rpc_faults
 from launchops.sandbox.server import bind_pair
 from tests.support.pipeline import aim_flows_at, set_faults, write_launch
 
@@ -180,6 +183,41 @@ def test_a_sandbox_answering_late_is_still_the_sandbox(sandbox_factory):
         assert sandbox_running(sandbox.url)
     finally:
         set_faults(sandbox, latency_ms=0)
+
+
+# The probe's bound: getHealth asked with 1, 2 and 4 s to answer and 0.2-0.6 s between
+# refusals, then the admin surface with 2 s.
+PROBE_BOUND = (1 + 2 + 4) + (0.2 + 0.4 + 0.6) + 2
+
+
+def test_a_sandbox_there_is_found_whatever_its_rpc_answers_and_within_the_bound(
+    sandbox_factory,
+):
+    """The rule under `sandbox_running`, over faults composed at random: a sandbox that
+    answers within the probe's waits is found (never taken for an absence, so no second one
+    is started on its port), whatever its RPC answers getHealth with first: late, refused,
+    an error, a proxy's page, or nothing at all; and the probe ends within its bound."""
+    mix = random.Random()
+    seed = mix.randrange(2**32)
+    mix.seed(seed)
+    sandbox = sandbox_factory(seed=seed)
+    names = sorted(rpc_faults.REFUSALS | rpc_faults.OUTAGES)
+    for _ in range(5):
+        faults = {
+            "latency_ms": mix.choice([0, mix.randrange(0, 1500)]),
+            "rpc_error_rate": mix.choice([0.0, mix.random()]),
+            "error_status": mix.choice([429, 503, "mixed"]),
+            "rpc_fault_next": {f"{mix.choice(names)}@getHealth": mix.randrange(0, 4)},
+        }
+        set_faults(sandbox, **faults)
+        started = time.monotonic()
+        try:
+            found = sandbox_running(sandbox.url)
+        finally:
+            set_faults(sandbox, latency_ms=0, rpc_error_rate=0.0, rpc_fault_next={})
+        took = time.monotonic() - started
+        assert found, f"seed {seed}: a sandbox with {faults} was taken for none"
+        assert took < PROBE_BOUND + 1.5, f"seed {seed}: {faults} took {took:.1f} s"
 
 
 def test_a_port_taken_by_something_else_is_named(tmp_path):
