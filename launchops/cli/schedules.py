@@ -34,59 +34,66 @@ def install(app: typer.Typer) -> None:
     app.command()(deploy)
 
 
-# Long for its options: the schedules, the pool and what the server needs.
+# deploy's options: the schedules, the pool and what the server needs.
+Batch = Annotated[
+    list[Path] | None,
+    typer.Option("--batch", help="A folder or file the scheduled batch runs; repeatable."),
+]
+BatchCron = Annotated[str, typer.Option("--batch-cron", help="When the batch runs (cron, UTC).")]
+RetryCron = Annotated[
+    str, typer.Option("--retry-cron", help="When the registration retry runs (cron, UTC).")
+]
+Launches = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--launches", help="Launch files or folders; those with schedule: get a deployment."
+    ),
+]
+ClaimWallets = Annotated[
+    Path | None,
+    typer.Option("--claim-wallets", help="A YAML list of wallets whose rewards are claimed."),
+]
+ClaimCron = Annotated[str, typer.Option("--claim-cron", help="When those claims run (cron, UTC).")]
+WatchCron = Annotated[
+    str | None,
+    typer.Option("--watch-cron", help="When the launch watch looks (cron, UTC); off if unset."),
+]
+PoolName = Annotated[
+    str | None,
+    typer.Option("--pool", help="Register on the Prefect server for workers of this pool."),
+]
+Serve = Annotated[
+    bool, typer.Option("--serve", help="Serve the deployments from this process until stopped.")
+]
+CrashAfter = Annotated[
+    float,
+    typer.Option(
+        "--crash-after",
+        min=31,
+        help="With --pool: a flow run with no heartbeat this long is marked crashed "
+        "(workers send one every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds, >= 30).",
+    ),
+]
+NotifyWebhook = Annotated[
+    str | None,
+    typer.Option("--notify-webhook", help="With --pool: POST here when a launch needs a person."),
+]
+
+
 @shared(prefect_server=True)
 def deploy(
     call: Call,
-    batch: Annotated[
-        list[Path] | None,
-        typer.Option("--batch", help="A folder or file the scheduled batch runs; repeatable."),
-    ] = None,
-    batch_cron: Annotated[
-        str, typer.Option("--batch-cron", help="When the batch runs (cron, UTC).")
-    ] = "0 * * * *",
-    retry_cron: Annotated[
-        str, typer.Option("--retry-cron", help="When the registration retry runs (cron, UTC).")
-    ] = "*/15 * * * *",
-    launches: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--launches", help="Launch files or folders; those with schedule: get a deployment."
-        ),
-    ] = None,
-    claim_wallets: Annotated[
-        Path | None,
-        typer.Option("--claim-wallets", help="A YAML list of wallets whose rewards are claimed."),
-    ] = None,
-    claim_cron: Annotated[
-        str, typer.Option("--claim-cron", help="When those claims run (cron, UTC).")
-    ] = "0 6 * * *",
-    watch_cron: Annotated[
-        str | None,
-        typer.Option("--watch-cron", help="When the launch watch looks (cron, UTC); off if unset."),
-    ] = None,
-    pool: Annotated[
-        str | None,
-        typer.Option("--pool", help="Register on the Prefect server for workers of this pool."),
-    ] = None,
-    serve: Annotated[
-        bool, typer.Option("--serve", help="Serve the deployments from this process until stopped.")
-    ] = False,
-    crash_after: Annotated[
-        float,
-        typer.Option(
-            "--crash-after",
-            min=31,
-            help="With --pool: a flow run with no heartbeat this long is marked crashed "
-            "(workers send one every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds, >= 30).",
-        ),
-    ] = 90.0,
-    notify_webhook: Annotated[
-        str | None,
-        typer.Option(
-            "--notify-webhook", help="With --pool: POST here when a launch needs a person."
-        ),
-    ] = None,
+    batch: Batch = None,
+    batch_cron: BatchCron = "0 * * * *",
+    retry_cron: RetryCron = "*/15 * * * *",
+    launches: Launches = None,
+    claim_wallets: ClaimWallets = None,
+    claim_cron: ClaimCron = "0 6 * * *",
+    watch_cron: WatchCron = None,
+    pool: PoolName = None,
+    serve: Serve = False,
+    crash_after: CrashAfter = 90.0,
+    notify_webhook: NotifyWebhook = None,
 ) -> None:
     """Apply the schedules: the batch, the registration retry, and scheduled launch files;
     with --pool, also make what the server needs for workers (pool, limits, automations).
