@@ -248,7 +248,7 @@ def embedded_sandbox(settings: Profile, progress: Any = None) -> Iterator[Any]:
     """The sandbox profile's sandbox, when none runs, for as long as the command: started
     here, before any flow or display, so a port taken by something else is one clear line.
     Yields the sandbox it started, or None."""
-    from launchops.pipeline.context import start_embedded_sandbox
+    from launchops.pipeline.embedded import start_embedded_sandbox
 
     started = start_embedded_sandbox(settings, progress or (lambda *_: None))
     try:

@@ -216,7 +216,7 @@ def _running(url: str | None, profile: str, base_url: str | None) -> Iterator[st
         yield url
         return
     root = _root(None, profile, base_url)
-    from launchops.pipeline.context import sandbox_running, start_embedded_sandbox
+    from launchops.pipeline.embedded import sandbox_running, start_embedded_sandbox
 
     settings = None if sandbox_running(root) else _embedded(profile, base_url)
     if settings is None:

@@ -3,8 +3,8 @@ creator's keypair, and this worker's lease on the launches it works.
 
 With the sandbox profile and nothing listening at its URL, `open_context` starts the
 sandbox in this process (its chain kept in the profile's folder, so a re-run after a crash
-finds it again) and funds the throwaway keypair by airdrop: a fresh machine runs a launch
-end to end with no network and no keys.
+finds it again) and funds the throwaway keypair by airdrop (`launchops.pipeline.embedded`):
+a fresh machine runs a launch end to end with no network and no keys.
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
-import httpx
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
@@ -38,13 +36,12 @@ from launchops.errors import (
     LaunchOpsError,
     LeaseHeld,
     LeaseLost,
-    SandboxPortTaken,
 )
 from launchops.journal.records import LaunchRecord, Lease
 from launchops.journal.store import Journal
+from launchops.pipeline.embedded import fund_from_faucet, start_embedded_sandbox
 
 LEASE_SECONDS = 60.0
-SANDBOX_FUNDING = 100 * 10**9
 Progress = Callable[[str, str, str], None]
 
 
@@ -208,38 +205,6 @@ def _dead_here(owner: str) -> bool:
     return False
 
 
-def sandbox_running(rpc_url: str, timeout: float = 1.0, tries: int = 3) -> bool:
-    """Whether a sandbox serves `rpc_url`: its RPC answers `getHealth` with HTTP 200 (asked
-    up to `tries` times, the wait doubled each time from `timeout` seconds: a sandbox busy
-    with another process's batch answers late, and is still there), or a launchops sandbox
-    answers there at all (its admin surface): then none is started. Only a refused
-    connection means nothing listens."""
-    for attempt in range(tries):
-        try:
-            answer = httpx.post(
-                rpc_url,
-                json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"},
-                timeout=timeout * 2**attempt,
-            )
-        except httpx.ConnectError:
-            return False  # nothing listens: start one
-        except httpx.TransportError:
-            continue  # something listens and has not answered yet: asked again, longer
-        if answer.status_code == 200:
-            return True
-        time.sleep(0.2 * (attempt + 1))
-    return _is_sandbox(rpc_url.rstrip("/"))
-
-
-def _is_sandbox(origin: str) -> bool:
-    """Whether a launchops sandbox answers at `origin` (its `/_sandbox/stats`)."""
-    try:
-        answer = httpx.get(f"{origin}/_sandbox/stats", timeout=2.0)
-        return answer.status_code == 200 and "chain" in answer.json()
-    except (httpx.HTTPError, ValueError):
-        return False
-
-
 @asynccontextmanager
 async def open_context(
     profile: Profile,
@@ -260,38 +225,11 @@ async def open_context(
             stack.push_async_callback(asyncio.to_thread, embedded.stop)
         journal = await Journal.open(profile.journal)
         stack.push_async_callback(journal.close)
-        client = AsyncServiceClient(
-            profile.base_url,
-            network=profile.network,
-            timeout=profile.timeout_seconds,
-            limiter=limit("api", profile.api_rate),
-            max_connections=max(32, profile.concurrency * 2),
-            deadline=profile.service_call_seconds,
-        )
-        stack.push_async_callback(client.aclose)
-        rpc = ChainRpc(
-            profile.rpc_url,
-            timeout=profile.timeout_seconds,
-            limiter=limit("rpc", profile.rpc_rate),
-            deadline=profile.rpc_call_seconds,
-            notify=lambda message: progress("", "rpc", message),
-        )
-        stack.push_async_callback(rpc.close)
+        client, rpc = _remotes(profile, limit, progress, stack)
         await guard_network(rpc, profile)  # before anything is created or sent
         if profile.keypair == "sandbox":  # the throwaway key: the sandbox's faucet pays
             await fund_from_faucet(rpc, keypair.pubkey(), progress)
-        feed = (
-            SignatureFeed(profile.pubsub_url, open_timeout=min(2.0, profile.timeout_seconds))
-            if profile.pubsub_url
-            else None
-        )
-        watcher = StatusWatcher(
-            rpc,
-            profile.poll_seconds,
-            feed=feed,
-            fallback=profile.rebroadcast_seconds,
-            give_up=profile.rpc_call_seconds,
-        )
+        watcher = _status_watcher(profile, rpc)
         stack.push_async_callback(watcher.close)
         ctx = LaunchContext(
             profile,
@@ -312,6 +250,50 @@ async def open_context(
         yield ctx
 
 
+def _remotes(
+    profile: Profile,
+    limit: Callable[[str, float], Any],
+    progress: Progress,
+    stack: AsyncExitStack,
+) -> tuple[AsyncServiceClient, ChainRpc]:
+    """The service's client and the RPC's, each with its rate limit and deadline, closed
+    with `stack`."""
+    client = AsyncServiceClient(
+        profile.base_url,
+        network=profile.network,
+        timeout=profile.timeout_seconds,
+        limiter=limit("api", profile.api_rate),
+        max_connections=max(32, profile.concurrency * 2),
+        deadline=profile.service_call_seconds,
+    )
+    stack.push_async_callback(client.aclose)
+    rpc = ChainRpc(
+        profile.rpc_url,
+        timeout=profile.timeout_seconds,
+        limiter=limit("rpc", profile.rpc_rate),
+        deadline=profile.rpc_call_seconds,
+        notify=lambda message: progress("", "rpc", message),
+    )
+    stack.push_async_callback(rpc.close)
+    return client, rpc
+
+
+def _status_watcher(profile: Profile, rpc: ChainRpc) -> StatusWatcher:
+    """Signature statuses by the profile's PubSub feed where it has one, polled otherwise."""
+    feed = (
+        SignatureFeed(profile.pubsub_url, open_timeout=min(2.0, profile.timeout_seconds))
+        if profile.pubsub_url
+        else None
+    )
+    return StatusWatcher(
+        rpc,
+        profile.poll_seconds,
+        feed=feed,
+        fallback=profile.rebroadcast_seconds,
+        give_up=profile.rpc_call_seconds,
+    )
+
+
 def senders_of(profile: Profile) -> Senders | None:
     """The landing section's other senders and block engine, when it names any."""
     landing = profile.landing
@@ -326,61 +308,3 @@ def local_limiter(name: str, rate: float) -> Any:
     from aiolimiter import AsyncLimiter
 
     return AsyncLimiter(rate, 1)
-
-
-def start_embedded_sandbox(profile: Profile, progress: Progress = _quiet) -> Any:
-    """With the sandbox profile and no sandbox answering at its RPC URL, the sandbox in this
-    process (the caller stops it); None when there is nothing to start."""
-    if not profile.embedded_sandbox or sandbox_running(profile.rpc_url):
-        return None
-    from launchops.sandbox.server import Sandbox, SandboxConfig
-
-    where = urlsplit(profile.rpc_url)
-    host, port = where.hostname or "127.0.0.1", where.port or 8899
-    config = SandboxConfig(
-        host=host,
-        port=port,
-        slot_ms=profile.sandbox_slot_ms,
-        data_dir=profile.profile_dir / "sandbox-chain",
-        seed_agents=0,
-    )
-    try:
-        started = Sandbox(config).start()
-    except OSError:
-        raise SandboxPortTaken(_port_taken(profile.rpc_url, host, port)) from None
-    progress("", "sandbox", f"started the sandbox at {started.url}")
-    return started
-
-
-def _port_taken(rpc_url: str, host: str, port: int) -> str:
-    """What listens at the sandbox's address, and what to set instead."""
-    origin = f"http://{host}:{port}"
-    if _is_sandbox(origin):  # another sandbox, on the port the profile's RPC URL is not
-        return (
-            f"a launchops sandbox is listening at {host}:{port}, but the profile's RPC URL "
-            f"{rpc_url} does not reach it: set LAUNCHOPS_RPC_URL={origin} and "
-            f"LAUNCHOPS_BASE_URL={origin}/v1 (or unset both)"
-        )
-    try:
-        what = f"an HTTP server ({httpx.get(origin, timeout=2.0).status_code})"
-    except httpx.HTTPError:
-        what = "a process that does not answer HTTP"
-    return (
-        f"cannot start the sandbox at {host}:{port}: {what} is listening there (or at port "
-        f"{port + 1}); set LAUNCHOPS_RPC_URL and LAUNCHOPS_BASE_URL to a free port, e.g. "
-        f"http://127.0.0.1:8999 and http://127.0.0.1:8999/v1, or stop it"
-    )
-
-
-async def fund_from_faucet(rpc: ChainRpc, key: Pubkey, progress: Progress) -> None:
-    """Top the sandbox keypair up by airdrop when it runs low (sandbox only)."""
-    if await rpc.balance(key) >= SANDBOX_FUNDING // 10:
-        return
-    signature = await rpc.airdrop(key, SANDBOX_FUNDING)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        [landing] = await rpc.statuses([signature])
-        if landing is not None and landing.reached("confirmed"):
-            progress("", "sandbox", f"funded {key} with {SANDBOX_FUNDING // 10**9} SOL by airdrop")
-            return
-        await asyncio.sleep(0.1)

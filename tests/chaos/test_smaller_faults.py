@@ -242,7 +242,7 @@ def test_a_proxys_error_page_is_one_line_in_stderr_and_the_reports(sandbox, tmp_
 def test_one_refused_health_probe_does_not_start_a_second_sandbox(sandbox, tmp_path):
     """The sandbox profile asks whether its sandbox runs; one refused probe (a 500) is
     asked again, not taken for an absence (which found the port taken)."""
-    from launchops.pipeline.context import start_embedded_sandbox
+    from launchops.pipeline.embedded import start_embedded_sandbox
     from tests.support.pipeline import profile_for
 
     profile = profile_for(sandbox, tmp_path, embedded_sandbox=True)

@@ -19,7 +19,7 @@ from solders.keypair import Keypair
 from launchops.api.errors import InvalidInputError
 from launchops.chain.keys import KeypairError, KeypairPermissionWarning, load_keypair
 from launchops.config.profiles import load_profile
-from launchops.pipeline.context import sandbox_running
+from launchops.pipeline.embedded import sandbox_running
 from launchops.sandbox import rpc_faults
 from launchops.sandbox.server import bind_pair
 from tests.support.pipeline import aim_flows_at, set_faults, write_launch

@@ -1,0 +1,120 @@
+"""The embedded sandbox: whether one answers at the profile's RPC URL (a late answer is
+not an absence), starting it in this process when none does, and funding the throwaway
+keypair from its faucet.
+
+A fresh machine runs a launch end to end with no network and no keys: with the sandbox
+profile and nothing listening at its URL, the sandbox starts in the command's process (its
+chain kept in the profile's folder, so a re-run after a crash finds it again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from solders.pubkey import Pubkey
+
+from launchops.chain.rpc import ChainRpc
+from launchops.config.profiles import Profile
+from launchops.errors import SandboxPortTaken
+
+SANDBOX_FUNDING = 100 * 10**9
+Progress = Callable[[str, str, str], None]
+
+
+def _quiet(key: str, step: str, message: str) -> None:
+    return None
+
+
+def sandbox_running(rpc_url: str, timeout: float = 1.0, tries: int = 3) -> bool:
+    """Whether a sandbox serves `rpc_url`: its RPC answers `getHealth` with HTTP 200 (asked
+    up to `tries` times, the wait doubled each time from `timeout` seconds: a sandbox busy
+    with another process's batch answers late, and is still there), or a launchops sandbox
+    answers there at all (its admin surface): then none is started. Only a refused
+    connection means nothing listens."""
+    for attempt in range(tries):
+        try:
+            answer = httpx.post(
+                rpc_url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"},
+                timeout=timeout * 2**attempt,
+            )
+        except httpx.ConnectError:
+            return False  # nothing listens: start one
+        except httpx.TransportError:
+            continue  # something listens and has not answered yet: asked again, longer
+        if answer.status_code == 200:
+            return True
+        time.sleep(0.2 * (attempt + 1))
+    return _is_sandbox(rpc_url.rstrip("/"))
+
+
+def _is_sandbox(origin: str) -> bool:
+    """Whether a launchops sandbox answers at `origin` (its `/_sandbox/stats`)."""
+    try:
+        answer = httpx.get(f"{origin}/_sandbox/stats", timeout=2.0)
+        return answer.status_code == 200 and "chain" in answer.json()
+    except (httpx.HTTPError, ValueError):
+        return False
+
+
+def start_embedded_sandbox(profile: Profile, progress: Progress = _quiet) -> Any:
+    """With the sandbox profile and no sandbox answering at its RPC URL, the sandbox in this
+    process (the caller stops it); None when there is nothing to start."""
+    if not profile.embedded_sandbox or sandbox_running(profile.rpc_url):
+        return None
+    from launchops.sandbox.server import Sandbox, SandboxConfig
+
+    where = urlsplit(profile.rpc_url)
+    host, port = where.hostname or "127.0.0.1", where.port or 8899
+    config = SandboxConfig(
+        host=host,
+        port=port,
+        slot_ms=profile.sandbox_slot_ms,
+        data_dir=profile.profile_dir / "sandbox-chain",
+        seed_agents=0,
+    )
+    try:
+        started = Sandbox(config).start()
+    except OSError:
+        raise SandboxPortTaken(_port_taken(profile.rpc_url, host, port)) from None
+    progress("", "sandbox", f"started the sandbox at {started.url}")
+    return started
+
+
+def _port_taken(rpc_url: str, host: str, port: int) -> str:
+    """What listens at the sandbox's address, and what to set instead."""
+    origin = f"http://{host}:{port}"
+    if _is_sandbox(origin):  # another sandbox, on the port the profile's RPC URL is not
+        return (
+            f"a launchops sandbox is listening at {host}:{port}, but the profile's RPC URL "
+            f"{rpc_url} does not reach it: set LAUNCHOPS_RPC_URL={origin} and "
+            f"LAUNCHOPS_BASE_URL={origin}/v1 (or unset both)"
+        )
+    try:
+        what = f"an HTTP server ({httpx.get(origin, timeout=2.0).status_code})"
+    except httpx.HTTPError:
+        what = "a process that does not answer HTTP"
+    return (
+        f"cannot start the sandbox at {host}:{port}: {what} is listening there (or at port "
+        f"{port + 1}); set LAUNCHOPS_RPC_URL and LAUNCHOPS_BASE_URL to a free port, e.g. "
+        f"http://127.0.0.1:8999 and http://127.0.0.1:8999/v1, or stop it"
+    )
+
+
+async def fund_from_faucet(rpc: ChainRpc, key: Pubkey, progress: Progress) -> None:
+    """Top the sandbox keypair up by airdrop when it runs low (sandbox only)."""
+    if await rpc.balance(key) >= SANDBOX_FUNDING // 10:
+        return
+    signature = await rpc.airdrop(key, SANDBOX_FUNDING)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        [landing] = await rpc.statuses([signature])
+        if landing is not None and landing.reached("confirmed"):
+            progress("", "sandbox", f"funded {key} with {SANDBOX_FUNDING // 10**9} SOL by airdrop")
+            return
+        await asyncio.sleep(0.1)
