@@ -186,7 +186,8 @@ def test_a_sandbox_answering_late_is_still_the_sandbox(sandbox_factory):
 
 
 # The probe's bound: getHealth asked with 1, 2 and 4 s to answer and 0.2-0.6 s between
-# refusals, then the admin surface with 2 s.
+# refusals, then the admin surface with 2 s; checked with room for a loaded machine (what
+# it must never do is wait out a held answer, 600 s).
 PROBE_BOUND = (1 + 2 + 4) + (0.2 + 0.4 + 0.6) + 2
 
 
@@ -217,7 +218,7 @@ def test_a_sandbox_there_is_found_whatever_its_rpc_answers_and_within_the_bound(
             set_faults(sandbox, latency_ms=0, rpc_error_rate=0.0, rpc_fault_next={})
         took = time.monotonic() - started
         assert found, f"seed {seed}: a sandbox with {faults} was taken for none"
-        assert took < PROBE_BOUND + 1.5, f"seed {seed}: {faults} took {took:.1f} s"
+        assert took < PROBE_BOUND + 5, f"seed {seed}: {faults} took {took:.1f} s"
 
 
 def test_a_port_taken_by_something_else_is_named(tmp_path):
