@@ -208,20 +208,7 @@ class Registry:
         created = now - timedelta(minutes=rng.randint(1, 60 * 24 * 90))
         description = f"{name} handles {', '.join(skills)} for its owner."
         image = f"https://gateway.irys.xyz/{Keypair().pubkey()}"
-        card = {
-            "protocolVersion": "0.3.0",
-            "name": name,
-            "description": description,
-            "url": card_url,
-            "version": "1.0.0",
-            "capabilities": {"streaming": rng.random() < 0.3},
-            "skills": [
-                {"id": s, "name": s.title(), "description": f"{s.title()} tasks", "tags": [s]}
-                for s in skills
-            ],
-            "defaultInputModes": ["text/plain"],
-            "defaultOutputModes": ["text/plain", "application/json"],
-        }
+        card = _a2a_card(name, description, card_url, skills, streaming=rng.random() < 0.3)
         spotlit = rng.random() < 0.15
         verified = rng.random() < 0.3
         return {
@@ -253,3 +240,23 @@ class Registry:
             "createdAt": iso_utc(created),
             "updatedAt": iso_utc(created + timedelta(hours=3)),
         }
+
+
+def _a2a_card(
+    name: str, description: str, url: str, skills: list[str], *, streaming: bool
+) -> dict[str, Any]:
+    """A seeded agent's A2A card, as the service serves one."""
+    return {
+        "protocolVersion": "0.3.0",
+        "name": name,
+        "description": description,
+        "url": url,
+        "version": "1.0.0",
+        "capabilities": {"streaming": streaming},
+        "skills": [
+            {"id": s, "name": s.title(), "description": f"{s.title()} tasks", "tags": [s]}
+            for s in skills
+        ],
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain", "application/json"],
+    }
