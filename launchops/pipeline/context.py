@@ -39,14 +39,9 @@ from launchops.errors import (
 )
 from launchops.journal.records import LaunchRecord, Lease
 from launchops.journal.store import Journal
-from launchops.pipeline.embedded import fund_from_faucet, start_embedded_sandbox
+from launchops.pipeline.embedded import Progress, fund_from_faucet, quiet, start_embedded_sandbox
 
 LEASE_SECONDS = 60.0
-Progress = Callable[[str, str, str], None]
-
-
-def _quiet(key: str, step: str, message: str) -> None:
-    return None
 
 
 @dataclass
@@ -61,7 +56,7 @@ class LaunchContext:
     journal: Journal
     keypair: Keypair
     watcher: StatusWatcher
-    progress: Progress = _quiet
+    progress: Progress = quiet
     owner: str = field(
         default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
     )
@@ -209,7 +204,7 @@ def _dead_here(owner: str) -> bool:
 async def open_context(
     profile: Profile,
     *,
-    progress: Progress = _quiet,
+    progress: Progress = quiet,
     resolver: Callable[[str], str] | None = None,
     lease_seconds: float | None = None,
     limiter: Callable[[str, float], Any] | None = None,

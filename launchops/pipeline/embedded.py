@@ -23,10 +23,12 @@ from launchops.config.profiles import Profile
 from launchops.errors import SandboxPortTaken
 
 SANDBOX_FUNDING = 100 * 10**9
+# What a launch's steps report as they go: (launch key, step, message).
 Progress = Callable[[str, str, str], None]
 
 
-def _quiet(key: str, step: str, message: str) -> None:
+def quiet(key: str, step: str, message: str) -> None:
+    """Progress that reports nothing."""
     return None
 
 
@@ -62,7 +64,7 @@ def _is_sandbox(origin: str) -> bool:
         return False
 
 
-def start_embedded_sandbox(profile: Profile, progress: Progress = _quiet) -> Any:
+def start_embedded_sandbox(profile: Profile, progress: Progress = quiet) -> Any:
     """With the sandbox profile and no sandbox answering at its RPC URL, the sandbox in this
     process (the caller stops it); None when there is nothing to start."""
     if not profile.embedded_sandbox or sandbox_running(profile.rpc_url):
