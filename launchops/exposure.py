@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+import launchops.web as web
+
 Resolve = Callable[[str], list[str]]
 # A GET that any Prefect 3 server answers, and that basic auth guards (/health is left
 # open on purpose, for probes, so it tells nothing).
@@ -88,7 +90,7 @@ def probe(url: str | None, *, resolver: Resolve = resolve, timeout: float = 5.0)
     host = urlsplit(url).hostname or ""
     loopback = is_loopback(host, resolver)
     try:
-        answer = httpx.get(url.rstrip("/") + PROBE_PATH, timeout=timeout)
+        answer = web.get(url.rstrip("/") + PROBE_PATH, timeout=timeout)
     except httpx.HTTPError as exc:
         return Exposure(url, loopback, None, f"cannot reach it: {type(exc).__name__}")
     if answer.status_code in (401, 403):

@@ -40,6 +40,7 @@ from launchops.chain.answers import (
 from launchops.chain.landing import LEVELS, Landing
 from launchops.errors import RpcGone, RpcUnavailable, TransactionRejected
 from launchops.retries import RPC_CALLS, Outage, RetryPolicy
+from launchops.web import verify_for
 
 T = TypeVar("T")
 STATUS_BATCH = 256
@@ -93,7 +94,7 @@ class ChainRpc:
             timeout=timeout,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
             headers={"Content-Type": "application/json"},
-            verify=not url.startswith("http://"),  # no CA bundle to load for a local node
+            verify=verify_for(url),  # no CA bundle to load for a local node
         )
         # Ids no other client of the node is likely to use too: an answer is taken only
         # with the id of its own request. Drawn from the OS, not the `random` module,

@@ -34,6 +34,7 @@ from typing import IO
 import httpx
 
 from launchops.errors import LaunchOpsError
+from launchops.web import verify_for
 
 STOP_GRACE_SECONDS = 15.0
 _PR_SET_PDEATHSIG = 1
@@ -97,7 +98,7 @@ def _start(
 
 def _healthy(process: subprocess.Popen[bytes], url: str, deadline: float) -> bool:
     """Whether the server answers its health check before `deadline` (False: it exited)."""
-    with httpx.Client(timeout=2.0) as client:
+    with httpx.Client(timeout=2.0, verify=verify_for(url)) as client:
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 return False

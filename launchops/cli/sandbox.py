@@ -94,8 +94,10 @@ def _root(url: str | None, profile: str, base_url: str | None = None) -> str:
 def _admin(method: str, url: str, path: str, hint: str = "", **kw: Any) -> Any:
     import httpx
 
+    import launchops.web as web
+
     try:
-        response = httpx.request(method, url.rstrip("/") + path, timeout=30, **kw)
+        response = web.request(method, url.rstrip("/") + path, timeout=30, **kw)
     except httpx.TransportError as exc:
         raise _fail(
             f"cannot reach the sandbox at {url} ({exc}); {hint}start it: launchops sandbox "

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+import launchops.web as web
 from launchops.config.profiles import BUILT_IN, sandbox_root
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 def sandbox_info(base_url: str, timeout: float = 2.0) -> dict[str, Any] | None:
     """The sandbox's announcement; None when what serves `base_url` says nothing of it."""
     try:
-        answer = httpx.get(f"{sandbox_root(base_url)}/_sandbox/info", timeout=timeout)
+        answer = web.get(f"{sandbox_root(base_url)}/_sandbox/info", timeout=timeout)
         found = answer.json() if answer.status_code == 200 else None
     except (httpx.HTTPError, ValueError):
         return None

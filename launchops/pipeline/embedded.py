@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 from solders.pubkey import Pubkey
 
+import launchops.web as web
 from launchops.chain.rpc import ChainRpc
 from launchops.config.profiles import Profile
 from launchops.errors import SandboxPortTaken
@@ -40,7 +41,7 @@ def sandbox_running(rpc_url: str, timeout: float = 1.0, tries: int = 3) -> bool:
     connection means nothing listens."""
     for attempt in range(tries):
         try:
-            answer = httpx.post(
+            answer = web.post(
                 rpc_url,
                 json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"},
                 timeout=timeout * 2**attempt,
@@ -58,7 +59,7 @@ def sandbox_running(rpc_url: str, timeout: float = 1.0, tries: int = 3) -> bool:
 def _is_sandbox(origin: str) -> bool:
     """Whether a launchops sandbox answers at `origin` (its `/_sandbox/stats`)."""
     try:
-        answer = httpx.get(f"{origin}/_sandbox/stats", timeout=2.0)
+        answer = web.get(f"{origin}/_sandbox/stats", timeout=2.0)
         return answer.status_code == 200 and "chain" in answer.json()
     except (httpx.HTTPError, ValueError):
         return False
@@ -98,7 +99,7 @@ def _port_taken(rpc_url: str, host: str, port: int) -> str:
             f"LAUNCHOPS_BASE_URL={origin}/v1 (or unset both)"
         )
     try:
-        what = f"an HTTP server ({httpx.get(origin, timeout=2.0).status_code})"
+        what = f"an HTTP server ({web.get(origin, timeout=2.0).status_code})"
     except httpx.HTTPError:
         what = "a process that does not answer HTTP"
     return (

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+import launchops.web as web
 from launchops.sandbox.server import Served, bind_pair
 
 
@@ -65,7 +66,7 @@ class ServedSandbox(Served):
         deadline = time.monotonic() + timeout
         while True:
             try:
-                answer = httpx.post(
+                answer = web.post(
                     self.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getHealth"}
                 )
                 if answer.status_code == 200:

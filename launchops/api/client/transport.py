@@ -25,6 +25,7 @@ from launchops.api.fields import Network, problems_of
 from launchops.api.responses import error_from_response, json_body
 from launchops.retries import REGISTER_CALLS, SERVICE_CALLS, Outage, RetryPolicy
 from launchops.version import __version__
+from launchops.web import verify_for
 
 USER_AGENT = f"launchops/{__version__} (python-httpx)"
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -59,7 +60,7 @@ class Transport:
             base_url=self.base_url + "/",
             # No TLS on an http:// service (the sandbox): skip loading the CA bundle (~25 ms);
             # redirects are not followed, so nothing reaches https unverified.
-            verify=not self.base_url.startswith("http://"),
+            verify=verify_for(self.base_url),
             timeout=timeout,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             limits=httpx.Limits(
