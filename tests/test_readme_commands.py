@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 
+import launchops.web as web
 from tests.support import docs
 from tests.support.pipeline import workspace, write_launch
 
@@ -78,10 +78,10 @@ def _fill(line: str, known: dict[str, str]) -> str:
 def test_the_readme_runs_as_written(newcomer):
     sandbox, work, env = newcomer
     owner = _profile_key(env, work)
-    httpx.post(
+    web.post(
         f"{sandbox.url}/_sandbox/seed", params={"agents": 3, "owner": owner}
     ).raise_for_status()
-    listed = httpx.get(f"{sandbox.base_url}/agents", params={"limit": 100}).json()["data"]
+    listed = web.get(f"{sandbox.base_url}/agents", params={"limit": 100}).json()["data"]
     mine = [a["mintAddress"] for a in listed["agents"] if owner in json.dumps(a)]
     assert mine, listed
     known = {"<AGENT_ADDRESS>": mine[0], "<AGENT>": mine[0]}

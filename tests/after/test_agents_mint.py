@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
 
+import launchops.web as web
 from launchops.errors import LaunchFileError
 from launchops.library.after import mint_agent_in
 from launchops.states import LaunchState
@@ -32,7 +32,7 @@ def write_agent(folder: Path, agent_id: str, name: str = "Once Agent") -> Path:
 
 
 def agents_named(sandbox, name: str) -> list[str]:
-    answer = httpx.get(
+    answer = web.get(
         f"{sandbox.base_url}/agents", params={"query": name, "pageSize": 100}, timeout=30
     )
     return [a["mintAddress"] for a in answer.json()["data"]["agents"] if a["name"] == name]

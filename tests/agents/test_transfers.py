@@ -16,6 +16,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
+import launchops.web as web
 from launchops.api import programs as p
 from launchops.api.client import AsyncServiceClient
 from launchops.api.errors import InvalidInputError
@@ -31,7 +32,7 @@ def chain(sandbox_factory):
 
 
 def agents(sandbox) -> list[dict]:
-    return httpx.get(f"{sandbox.base_url}/agents").json()["data"]["agents"]
+    return web.get(f"{sandbox.base_url}/agents").json()["data"]["agents"]
 
 
 async def balance(ctx, key) -> int:

@@ -13,9 +13,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 
+import launchops.web as web
 from launchops.pipeline.batch import retry_registrations, run_batch
 from tests.support.pipeline import (
     aim_flows_at,
@@ -285,7 +285,7 @@ async def test_the_prefect_batch_flow_publishes_a_table_artifact(
     data = table.data if isinstance(table.data, list) else json.loads(table.data)
     assert sorted(row["launch"] for row in data) == ["pf-00", "pf-01", "pf-02", "pf-later"]
     assert {row["launch"]: row["scheduled for"] for row in data}["pf-later"] == when
-    launches = httpx.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]
+    launches = web.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]
     assert launches["registered"] == 3 and launches["created"] == 3
 
 

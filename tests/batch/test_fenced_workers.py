@@ -19,9 +19,9 @@ import time
 import uuid
 from pathlib import Path
 
-import httpx
 import pytest
 
+import launchops.web as web
 from tests.support.pipeline import profile_env, set_faults, write_launch
 
 BY_HAND = os.environ.get("LAUNCHOPS_FENCE_WORKERS")  # by hand, e.g. 20; also the three below
@@ -141,7 +141,7 @@ def test_workers_slower_than_the_lease_launch_each_once(
     assert {row["state"] for row in rows} <= {"registered", "elsewhere"}, rows
     taken = [row for row in rows if "taken over" in (row["error"] or "")]
     # Even the sandbox's admin answers come late: wait for them.
-    counts = httpx.get(f"{sandbox.url}/_sandbox/stats", timeout=60).json()["launches"]
+    counts = web.get(f"{sandbox.url}/_sandbox/stats", timeout=60).json()["launches"]
     stop = "never stopped" if moment == "none" else f"stopped {PAUSE:g} s"
     print(
         f"\n{workers} workers ({moment}), {LAUNCHES} launches, lease {LEASE_SECONDS} s, answers "

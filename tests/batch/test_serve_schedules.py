@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 
+import launchops.web as web
 from tests.support.pipeline import launchops, profile_env, stats, write_launch
 from tests.support.prefect_pool import batch_report, flow_run_id, stop
 
@@ -73,7 +74,7 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
             process.wait(timeout=60)
         assert process.poll() is not None, log.read_text()
         with suppress(httpx.TransportError):
-            answer = httpx.get(f"{api}/health", timeout=2.0)
+            answer = web.get(f"{api}/health", timeout=2.0)
             raise AssertionError(f"the server still answers after the command: {answer}")
     finally:
         stop(process)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-import httpx
-
+import launchops.web as web
 from launchops.journal.store import Journal
 from tests.support.pipeline import profile_env, profile_for, set_faults, stats, write_launch
 
@@ -91,7 +90,7 @@ async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
     assert launches["created"] == LAUNCHES + expired
     assert sum(r.attempt for r in records) == LAUNCHES + expired
     for mint in mints:  # the service lists one launch per token: registered once
-        token = httpx.get(f"{sandbox.base_url}/tokens/{mint}").json()["data"]
+        token = web.get(f"{sandbox.base_url}/tokens/{mint}").json()["data"]
         assert len(token["launches"]) == 1
     print(
         f"\nchaos batch: {LAUNCHES} launches registered once each in {elapsed:.1f} s; "

@@ -16,9 +16,9 @@ import json
 import signal
 import subprocess
 
-import httpx
 import pytest
 
+import launchops.web as web
 from launchops.journal.store import Journal
 from launchops.library import batch
 from tests.support.crash import MOMENTS
@@ -75,7 +75,7 @@ def test_sigkill_at_every_step_boundary_and_inside_every_step(
     assert again.returncode == 0, f"{moment.name}: rerun failed: {again.stderr[-2000:]}"
     result = json.loads(again.stdout)
     after = stats(sandbox)["launches"]
-    token = httpx.get(f"{sandbox.base_url}/tokens/{result['mint']}").json()["data"]
+    token = web.get(f"{sandbox.base_url}/tokens/{result['mint']}").json()["data"]
     print(
         f"\ncrash matrix: {moment.step} {moment.when}: killed at {at_kill} -> "
         f"{result['state']}, {after['created']} create(s), {after['mintsOnChain']} mint, "

@@ -14,9 +14,9 @@ import json
 import time
 from collections import Counter
 
-import httpx
 import pytest
 
+import launchops.web as web
 from launchops.pipeline.batch import run_batch
 from tests.support.pipeline import (
     advance,
@@ -52,7 +52,7 @@ def _one_mint_each(sandbox, count: int) -> None:
     re-run creates again once nothing of it can land; never a second mint."""
     launches = stats(sandbox)["launches"]
     assert launches["mintsOnChain"] == count and launches["registered"] == count, launches
-    creates = httpx.get(f"{sandbox.url}/_sandbox/launches").json()["launches"]
+    creates = web.get(f"{sandbox.url}/_sandbox/launches").json()["launches"]
     landed = Counter(create["symbol"] for create in creates if create["mintOnChain"])
     assert len(landed) == count and set(landed.values()) == {1}, landed
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+import launchops.web as web
 from launchops import retries
 from launchops.api.client import AsyncServiceClient
 from launchops.chain.rpc import ChainRpc
@@ -40,7 +41,7 @@ def records(journal_url: str) -> list[LaunchRecord]:
 
 
 def rpc(url: str, method: str, params: list) -> object:
-    answer = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    answer = web.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
     return answer.json()["result"]
 
 
@@ -74,7 +75,7 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
             assert batch.poll() is None, batch.stderr.read()[-2000:] if batch.stderr else ""
             assert time.monotonic() < deadline, "the batch made no progress"
             time.sleep(0.1)
-        agents = httpx.get(f"{first.base_url}/agents", params={"pageSize": 100}).json()
+        agents = web.get(f"{first.base_url}/agents", params={"pageSize": 100}).json()
         acknowledged = stats(first)
         first.kill(signal.SIGKILL)
     in_flight = [r for r in records(journal_url) if r.state != "registered"]
@@ -85,11 +86,11 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
 
     with serving("--slot-ms", "50", data=data, port=port) as second:
         # Everything acknowledged before the kill is there.
-        assert httpx.get(f"{second.base_url}/agents", params={"pageSize": 100}).json() == agents
+        assert web.get(f"{second.base_url}/agents", params={"pageSize": 100}).json() == agents
         assert stats(second)["chain"]["slot"] > acknowledged["chain"]["slot"]
         for record in done:
             mint = str(record.registered.mint)
-            token = httpx.get(f"{second.base_url}/tokens/{mint}").json()["data"]
+            token = web.get(f"{second.base_url}/tokens/{mint}").json()["data"]
             assert [launch["genesisAddress"] for launch in token["launches"]] == [record.genesis]
             assert rpc(second.rpc_url, "getAccountInfo", [mint, {"encoding": "base64"}])["value"]
             statuses = rpc(

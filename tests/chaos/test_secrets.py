@@ -78,11 +78,11 @@ def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
     Prefect's storage; the journal keeps only which secrets the file gives."""
     import asyncio
 
-    import httpx
     from prefect.settings import PREFECT_API_URL
     from solana.rpc.async_api import AsyncClient
     from solders.keypair import Keypair
 
+    import launchops.web as web
     from tests.support.pipeline import dump_yaml
     from tests.support.solana import funded_keypair
 
@@ -126,7 +126,7 @@ def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
     status = json.loads(run(env, "status", "--json"))
     assert {r["state"] for r in status} == {"registered"}
     for record in status:
-        kept = httpx.get(f"{sandbox.url}/_sandbox/registrations/{record['genesisAccount']}").json()
+        kept = web.get(f"{sandbox.url}/_sandbox/registrations/{record['genesisAccount']}").json()
         assert kept["twitterVerified"] is True  # the token was sent with register
     secrets = [form for buyer in buyers for form in forms(bytes(buyer))] + [token.encode()]
     places = [p for p in home.rglob("*") if p.is_file()]

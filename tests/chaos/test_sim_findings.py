@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-import httpx
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.chain.rpc import ChainRpc
 from launchops.errors import RpcUnavailable, TransactionRejected
 from launchops.pipeline.batch import run_batch
@@ -53,7 +53,7 @@ async def test_a_transaction_whose_payer_cannot_pay_is_never_recorded(sandbox):
         raw = await transfer_bytes(rpc, Keypair())  # a payer that does not exist
         signature = await rpc.send(raw, skip_preflight=True)
         for _ in range(5):
-            httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
+            web.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
             [landing] = await rpc.statuses([signature])
             assert landing is None, landing
     finally:

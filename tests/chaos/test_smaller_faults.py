@@ -13,12 +13,12 @@ import subprocess
 import sys
 import time
 
-import httpx
 from solders.keypair import Keypair
 from solders.message import MessageV0
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
+import launchops.web as web
 from launchops.chain.rpc import ChainRpc
 from launchops.errors import RpcUnavailable
 from launchops.pipeline.batch import run_batch
@@ -47,7 +47,7 @@ def _key_file(folder, keypair: Keypair) -> str:
 
 def _airdrop(sandbox, key, lamports: int = 2 * SOL) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop", "params": [str(key), lamports]}
-    assert "result" in httpx.post(sandbox.rpc_url, json=body, timeout=30).json()
+    assert "result" in web.post(sandbox.rpc_url, json=body, timeout=30).json()
 
 
 async def _drain(ctx, keypair: Keypair) -> None:

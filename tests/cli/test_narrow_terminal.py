@@ -12,10 +12,10 @@ import re
 import shlex
 import sys
 
-import httpx
 import pytest
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.cli.common import short
 from tests.support.pipeline import profile_env, write_launch
 from tests.support.terminal import Terminal
@@ -35,7 +35,7 @@ def terminal():
 def _script(sandbox, tmp_path) -> tuple[str, dict[str, list[str]]]:
     """The commands, one after the other, each followed by its marker and exit code; and
     what they will show (agents, launch keys)."""
-    agents = httpx.get(f"{sandbox.base_url}/agents").json()["data"]["agents"]
+    agents = web.get(f"{sandbox.base_url}/agents").json()["data"]["agents"]
     good = write_launch(tmp_path / "launches", "good.yaml", key="narrow-terminal-launch")
     bad = write_launch(tmp_path / "launches", "bad.yaml", key="refused-launch", symbol="BAD")
     funding = tmp_path / "funding.csv"
@@ -108,7 +108,7 @@ def test_everything_fits_80_columns_without_a_broken_word(sandbox_factory, tmp_p
     assert _cut_mid_word(screen) == []
 
     results = tmp_path / "home" / "sandbox" / "results"
-    launched = httpx.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]
+    launched = web.get(f"{sandbox.url}/_sandbox/stats").json()["launches"]
     assert launched["registered"] == 1
     good = json.loads((results / "narrow-terminal-launch.json").read_text())
     addresses = [good["mint"], good["genesisAccount"], *shown["agents"]]

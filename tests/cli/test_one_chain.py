@@ -69,14 +69,13 @@ def test_the_profiles_own_sandbox_is_one_chain(two):
 
 
 def test_a_sandbox_keeps_its_identity_with_its_chain(tmp_path):
-    import httpx
-
+    import launchops.web as web
     from launchops.sandbox.server import Sandbox, SandboxConfig
 
     def identity(sandbox: Sandbox) -> tuple[str, str]:
-        info = httpx.get(f"{sandbox.url}/_sandbox/info").json()
+        info = web.get(f"{sandbox.url}/_sandbox/info").json()
         body = {"jsonrpc": "2.0", "id": 1, "method": "getIdentity"}
-        answered = httpx.post(sandbox.rpc_url, json=body).json()["result"]["identity"]
+        answered = web.post(sandbox.rpc_url, json=body).json()["result"]["identity"]
         assert info["rpcUrl"] == sandbox.rpc_url
         return info["identity"], answered
 

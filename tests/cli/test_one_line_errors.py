@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import time
 
-import httpx
 import pytest
 from solders.keypair import Keypair
 
+import launchops.web as web
 from tests.support.pipeline import launchops, profile_env, write_launch
 
 
@@ -83,7 +83,7 @@ def test_a_key_file_others_can_read_is_one_warning_line(on_server, tmp_path):
     key_file.write_text(str(list(bytes(keypair))))
     key_file.chmod(0o644)
     rpc = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop"}
-    httpx.post(sandbox.rpc_url, json={**rpc, "params": [str(keypair.pubkey()), 10**10]})
+    web.post(sandbox.rpc_url, json={**rpc, "params": [str(keypair.pubkey()), 10**10]})
     environment = {**environment, "LAUNCHOPS_KEYPAIR": f"file:{key_file}"}
     result = launchops(environment, "launch", str(write_launch(tmp_path, key="open-key")))
     assert result.returncode == 0, result.stderr[-3000:]

@@ -11,13 +11,13 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.models import TokenAccountOpts
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
+import launchops.web as web
 from launchops.api.client import AsyncServiceClient
 from launchops.config.launchfile import load_launch_file
 from tests.interop.test_js_client import JS, READY, REQUIRED
@@ -138,6 +138,6 @@ def test_the_js_client_launches_a_curve_with_a_first_buyer_on_the_sandbox(sandbo
             assert int(owned[0].account.data.parsed["info"]["tokenAmount"]["amount"]) > 0
 
     asyncio.run(check())
-    stats = httpx.get(f"{sandbox.url}/_sandbox/stats").json()
+    stats = web.get(f"{sandbox.url}/_sandbox/stats").json()
     assert stats["launches"]["registered"] == 1
     assert stats["api"]["POST /v1/launches/register"] == 1

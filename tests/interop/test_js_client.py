@@ -11,10 +11,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import httpx
 import pytest
 from solana.rpc.async_api import AsyncClient
 
+import launchops.web as web
 from launchops.api import programs as p
 from launchops.api.client import AsyncServiceClient
 from tests.support.solana import funded_keypair
@@ -72,7 +72,7 @@ def test_create_and_register_launch_from_the_js_client(sandbox_factory):
             assert (mint.name, mint.decimals, mint.mint_authority) == ("Interop Token", 6, None)
 
     asyncio.run(check())
-    stats = httpx.get(f"{sandbox.url}/_sandbox/stats").json()
+    stats = web.get(f"{sandbox.url}/_sandbox/stats").json()
     assert stats["api"]["POST /v1/launches/create"] == 1
     assert stats["api"]["POST /v1/launches/register"] == 1
     assert stats["rpc"]["sendTransaction"] == 2

@@ -10,11 +10,11 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.api.client import AsyncServiceClient, RetryPolicy
 from launchops.config.launchfile import load_launch_file
 from tests.interop.test_js_bonding_curve import node
@@ -108,5 +108,5 @@ async def test_an_empty_twitter_token_is_not_sent(sandbox, tmp_path):
         await client.register_launch(
             created.genesis_account, plan.config, twitter_verification_token=""
         )
-    kept = httpx.get(f"{sandbox.url}/_sandbox/registrations/{created.genesis_account}").json()
+    kept = web.get(f"{sandbox.url}/_sandbox/registrations/{created.genesis_account}").json()
     assert kept["twitterTokenSha256"] is None

@@ -9,12 +9,12 @@ import json
 import shutil
 import subprocess
 
-import httpx
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 
+import launchops.web as web
 from tests.interop.test_js_client import JS, REQUIRED
 from tests.support.solana import funded_keypair
 
@@ -31,7 +31,7 @@ pytestmark = [
 
 def test_jitos_js_client_lands_a_bundle_at_the_sandbox(sandbox_factory):
     sandbox = sandbox_factory(slot_ms=50)
-    engine = httpx.get(f"{sandbox.url}/_sandbox/info").json()["blockEngineUrl"]
+    engine = web.get(f"{sandbox.url}/_sandbox/info").json()["blockEngineUrl"]
 
     async def fund():
         async with AsyncClient(sandbox.rpc_url) as rpc:

@@ -61,9 +61,9 @@ def test_launch_writes_its_result_and_a_rerun_reports_it(env, tmp_path):
 
 def test_a_launch_that_fails_exits_1_with_the_reason(env, tmp_path):
     sandbox, environment = env
-    import httpx
+    import launchops.web as web
 
-    httpx.put(
+    web.put(
         f"{sandbox.url}/_sandbox/faults",
         json={"fail_status": 400, "fail_next": {"POST /v1/launches/register": 1}},
     )

@@ -4,13 +4,13 @@ signed, sent and confirmed in each; an expired tail is re-signed in each."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from solders.message import Message, MessageV0, MessageV1
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+import launchops.web as web
 from launchops.api import programs as p
 from launchops.chain.checks import TransactionRefused, account_keys, check_fund
 from launchops.pipeline.runner import run_launch, validate
@@ -31,7 +31,7 @@ MESSAGE_TYPE = {"legacy": Message, "v0": MessageV0, "v0-alt": MessageV0, "v1": M
 
 
 def agents(sandbox) -> list[dict]:
-    return httpx.get(f"{sandbox.base_url}/agents").json()["data"]["agents"]
+    return web.get(f"{sandbox.base_url}/agents").json()["data"]["agents"]
 
 
 def assert_format(signed: list[bytes], tx_format: str) -> None:
@@ -130,10 +130,10 @@ async def test_a_fund_through_a_lookup_table_is_read_through_it(sandbox_factory,
 
 async def test_the_format_is_a_sandbox_setting(sandbox_factory):
     sandbox = sandbox_factory()
-    assert httpx.get(f"{sandbox.url}/_sandbox/faults").json()["tx_format"] == "v0"
+    assert web.get(f"{sandbox.url}/_sandbox/faults").json()["tx_format"] == "v0"
     set_faults(sandbox, tx_format="legacy")
-    assert httpx.get(f"{sandbox.url}/_sandbox/faults").json()["tx_format"] == "legacy"
-    refused = httpx.put(f"{sandbox.url}/_sandbox/faults", json={"tx_format": "v2"})
+    assert web.get(f"{sandbox.url}/_sandbox/faults").json()["tx_format"] == "legacy"
+    refused = web.put(f"{sandbox.url}/_sandbox/faults", json={"tx_format": "v2"})
     assert refused.status_code == 400 and "tx_format" in refused.text
 
 

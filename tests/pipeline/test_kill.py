@@ -17,8 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
-
+import launchops.web as web
 from tests.support.pipeline import profile_env, stats, write_launch
 
 KILLS = 12
@@ -87,7 +86,7 @@ def test_sigkill_at_random_points_then_rerun(sandbox_factory, tmp_path):
     mints = {row[4] for row in matrix}
     assert len(mints) == KILLS
     for mint in mints:  # each registered once, one launch listed per token
-        token = httpx.get(f"{sandbox.base_url}/tokens/{mint}").json()["data"]
+        token = web.get(f"{sandbox.base_url}/tokens/{mint}").json()["data"]
         assert len(token["launches"]) == 1
     states = {row[2] for row in matrix}
     assert len(states) >= 3, f"kills landed in too few steps: {states}"

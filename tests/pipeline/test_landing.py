@@ -8,10 +8,10 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-import httpx
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
+import launchops.web as web
 from launchops.library.results import LaunchResult
 from launchops.pipeline.batch import run_batch
 from launchops.pipeline.bundling import BundleSubmission
@@ -97,7 +97,7 @@ async def test_with_the_sniper_on_bundles_get_the_opening_price_and_plain_is_tol
     ]
     assert all(tokens == opening for tokens, opening in got)  # the opening price, each time
     assert all(not r.current.spent.sniped_by for r in bundled)
-    sniped = set(httpx.get(f"{sandbox.url}/_sandbox/stats").json()["sniped"])
+    sniped = set(web.get(f"{sandbox.url}/_sandbox/stats").json()["sniped"])
     assert {r.genesis for r in [*bundled, *plain]} <= sniped  # the sniper bought every curve
     for record, (tokens, opening) in zip(plain, got_plain, strict=True):
         assert len(record.current.spent.sniped_by) == 1 and tokens < opening

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-import httpx
 import pytest
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.api.programs import GENESIS_HASHES
 from launchops.errors import WrongCluster
 from launchops.pipeline.runner import run_launch, validate
@@ -28,7 +28,7 @@ from tests.support.pipeline import (
 
 
 def reset(sandbox) -> None:
-    httpx.post(f"{sandbox.url}/_sandbox/stats/reset").raise_for_status()
+    web.post(f"{sandbox.url}/_sandbox/stats/reset").raise_for_status()
 
 
 async def test_a_public_profile_on_its_own_cluster_launches(sandbox_factory, tmp_path):
@@ -142,7 +142,7 @@ def test_check_names_each_problem_and_passes_once_fixed(sandbox_factory, tmp_pat
     assert not found["key"]["ok"] and str(keypair.pubkey()) in found["key"]["detail"]
     assert "fund it" in found["key"]["detail"]
     set_faults(sandbox, cluster="devnet")
-    httpx.post(
+    web.post(
         sandbox.rpc_url,
         json={
             "jsonrpc": "2.0",

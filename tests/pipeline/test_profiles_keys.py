@@ -102,9 +102,9 @@ async def test_a_keypair_in_a_prefect_secret_block(
     aim_flows_at(monkeypatch, sandbox, tmp_path, LAUNCHOPS_KEYPAIR="prefect-secret:launch-creator")
     result = await launch_flow(path=str(write_launch(tmp_path, key="secret-block")))
     assert result.state == "registered"
-    import httpx
+    import launchops.web as web
 
-    token = httpx.get(f"{sandbox.base_url}/tokens/{result.mint}").json()["data"]
+    token = web.get(f"{sandbox.base_url}/tokens/{result.mint}").json()["data"]
     assert token["launches"] and result.mint
 
 
@@ -241,6 +241,8 @@ def test_the_printed_sandbox_launch_page_opens_as_printed(tmp_path):
 
     import httpx
 
+    import launchops.web as web
+
     first, second = bind_pair("127.0.0.1", 0)
     port = first.getsockname()[1]
     first.close()
@@ -260,7 +262,7 @@ def test_the_printed_sandbox_launch_page_opens_as_printed(tmp_path):
     link = re.search(r"launch page\s+(\S+)", run.stdout).group(1)
     hint = re.search(r"`(launchops sandbox serve[^`]*)`", run.stdout).group(1)
     with pytest.raises(httpx.TransportError):
-        httpx.get(link, timeout=2)  # the sandbox stopped with the command
+        web.get(link, timeout=2)  # the sandbox stopped with the command
     server = subprocess.Popen(
         [sys.executable, "-m", "launchops.cli", *hint.split()[1:]],
         env=env,
@@ -272,7 +274,7 @@ def test_the_printed_sandbox_launch_page_opens_as_printed(tmp_path):
         deadline = time.monotonic() + 60
         while True:
             try:
-                page = httpx.get(link, timeout=2)
+                page = web.get(link, timeout=2)
                 break
             except httpx.TransportError:
                 assert server.poll() is None, server.stderr.read()

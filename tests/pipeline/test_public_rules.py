@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
 
+import launchops.web as web
 from launchops.api.errors import LaunchFileError
 from launchops.config.launchfile import launch_files
 from launchops.pipeline.runner import validate
@@ -126,7 +126,7 @@ def test_the_command_names_file_line_and_what_to_send_instead(sandbox_factory, t
     sandbox = sandbox_factory()
     env = {**profile_env(sandbox, tmp_path / "home"), "LAUNCHOPS_SERVICE": "public"}
     path = write_launch(tmp_path, key="locked-cli")
-    httpx.post(f"{sandbox.url}/_sandbox/stats/reset").raise_for_status()
+    web.post(f"{sandbox.url}/_sandbox/stats/reset").raise_for_status()
     result = launchops(env, "launch", str(path), "--no-prefect", "--json")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     where = f"{path}:{line_of(path, 'lockedAllocations:')}"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 
+import launchops.web as web
 from launchops.pipeline.runner import run_launch, run_step, validate
 from launchops.states import LaunchState, Step
 from tests.support.pipeline import context_for, write_launch
@@ -31,7 +32,7 @@ def verified_launch(folder: Path, monkeypatch, key: str, handle: str) -> Path:
 
 
 def kept(sandbox, genesis: str) -> dict:
-    return httpx.get(f"{sandbox.url}/_sandbox/registrations/{genesis}").json()
+    return web.get(f"{sandbox.url}/_sandbox/registrations/{genesis}").json()
 
 
 async def test_register_sends_the_creator_and_the_token(sandbox_factory, tmp_path, monkeypatch):

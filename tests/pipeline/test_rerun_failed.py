@@ -8,9 +8,9 @@ import json
 import os
 from pathlib import Path
 
-import httpx
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.journal.store import Journal
 from tests.support.pipeline import launchops, profile_env, write_launch
 
@@ -33,7 +33,7 @@ def _airdrop(sandbox, keypair: Keypair, lamports: int = 2 * SOL) -> None:
         "method": "requestAirdrop",
         "params": [str(keypair.pubkey()), lamports],
     }
-    answer = httpx.post(sandbox.rpc_url, json=body, timeout=30).json()
+    answer = web.post(sandbox.rpc_url, json=body, timeout=30).json()
     assert "result" in answer, answer
 
 

@@ -12,6 +12,7 @@ from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
+import launchops.web as web
 from launchops.api.after import INVALID_WALLET, NOTHING_TO_CLAIM
 from launchops.api.client import AsyncServiceClient, RetryPolicy
 from launchops.api.models import LaunchConfig
@@ -23,7 +24,7 @@ from tests.support.solana import funded_keypair, send_all, sign, wait_for
 
 def claim(sandbox, wallet: object, **extra: object) -> httpx.Response:
     body = {"wallet": str(wallet), "network": "solana-mainnet", **extra}
-    return httpx.post(f"{sandbox.base_url}/creator-rewards/claim", json=body, timeout=30)
+    return web.post(f"{sandbox.base_url}/creator-rewards/claim", json=body, timeout=30)
 
 
 # ── launch status ───────────────────────────────────────────────────────────
@@ -33,7 +34,7 @@ async def test_a_curve_is_live_then_graduates_when_sold_out(sandbox, client, rpc
     creator = await funded_keypair(rpc)
     genesis = await launched(client, rpc, creator, curve_config(creator.pubkey()))
     url = f"{sandbox.base_url}/launches/{genesis}"
-    body = httpx.get(url, params={"network": "solana-mainnet"}).json()
+    body = web.get(url, params={"network": "solana-mainnet"}).json()
     launch = body["data"]["launch"]
     assert (launch["status"], launch["mechanic"], launch["type"]) == (
         "live",
@@ -44,14 +45,14 @@ async def test_a_curve_is_live_then_graduates_when_sold_out(sandbox, client, rpc
     assert body["data"]["baseToken"]["symbol"] == "AFTER"
     first = buy(sandbox, genesis, 1_000_000_000)
     assert first["tokens"] > 0 and not first["graduated"]
-    assert httpx.get(url).json()["data"]["launch"]["status"] == "live"
+    assert web.get(url).json()["data"]["launch"]["status"] == "live"
     sold_out = buy(sandbox, genesis, 200 * 10**9)  # more than the curve takes
     assert sold_out["graduated"] and sold_out["bucket"] == "bondingCurve"
-    launch = httpx.get(url).json()["data"]["launch"]
+    launch = web.get(url).json()["data"]["launch"]
     assert launch["status"] == "graduated" and launch["graduatedAt"]
-    graduated = httpx.get(f"{sandbox.base_url}/launches", params={"status": "graduated"})
+    graduated = web.get(f"{sandbox.base_url}/launches", params={"status": "graduated"})
     assert genesis in [d["launch"]["genesisAddress"] for d in graduated.json()["data"]]
-    live = httpx.get(f"{sandbox.base_url}/launches", params={"status": "live"}).json()["data"]
+    live = web.get(f"{sandbox.base_url}/launches", params={"status": "live"}).json()["data"]
     assert genesis not in [d["launch"]["genesisAddress"] for d in live]
 
 
@@ -67,13 +68,13 @@ async def test_a_launchpool_stands_by_its_window(sandbox, client, rpc, start, en
     pool["depositEndCondition"] = {"type": "TimeAbsolute", "timestamp": future(end)}
     launch["publicKey"] = str(creator.pubkey())
     genesis = await launched(client, rpc, creator, LaunchConfig.model_validate(launch))
-    found = httpx.get(f"{sandbox.base_url}/launches/{genesis}").json()["data"]["launch"]
+    found = web.get(f"{sandbox.base_url}/launches/{genesis}").json()["data"]["launch"]
     assert (found["status"], found["type"], found["mechanic"]) == (
         status,
         "launchpool",
         "launchpoolV2",
     )
-    listed = httpx.get(f"{sandbox.base_url}/launches", params={"status": status}).json()
+    listed = web.get(f"{sandbox.base_url}/launches", params={"status": status}).json()
     assert genesis in [d["launch"]["genesisAddress"] for d in listed["data"]]
 
 
@@ -82,12 +83,12 @@ UNKNOWN = str(Keypair.from_seed(bytes(32)).pubkey())  # fixed: every xdist worke
 
 @pytest.mark.parametrize("address", [UNKNOWN, "not-a-key", "x" * 90])
 def test_an_unknown_launch_is_404_in_the_read_envelope(sandbox, address):
-    answer = httpx.get(f"{sandbox.base_url}/launches/{address}")
+    answer = web.get(f"{sandbox.base_url}/launches/{address}")
     assert answer.status_code == 404 and answer.json() == {"error": {"message": "Launch not found"}}
 
 
 def test_a_bad_launch_query_is_400_in_the_read_envelope(sandbox):
-    answer = httpx.get(f"{sandbox.base_url}/launches", params={"status": "sideways"})
+    answer = web.get(f"{sandbox.base_url}/launches", params={"status": "sideways"})
     assert answer.status_code == 400 and answer.json() == {
         "error": {"message": "Invalid input data"}
     }
@@ -109,7 +110,7 @@ async def test_creator_fees_are_claimed_once_with_real_transactions(sandbox, cli
     assert answer.status_code == 200, answer.text
     data = answer.json()["data"]
     assert len(data["transactions"]) == 1 and data["blockhash"]["lastValidBlockHeight"] > 0
-    httpx.post(f"{sandbox.url}/_sandbox/advance")  # a new blockhash: another transaction
+    web.post(f"{sandbox.url}/_sandbox/advance")  # a new blockhash: another transaction
     again = claim(sandbox, fee_wallet.pubkey()).json()["data"]  # not landed yet: asked again
     assert again["transactions"] != data["transactions"]
     before = await lamports_of(rpc, fee_wallet.pubkey())
@@ -156,7 +157,7 @@ async def test_an_expired_claim_is_asked_again(sandbox_factory):
         genesis = await launched(client, rpc, creator, curve_config(creator.pubkey()))
         buy(sandbox, genesis, 10**9)
         first = claim(sandbox, creator.pubkey()).json()["data"]
-        httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 160})
+        web.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 160})
         fresh = claim(sandbox, creator.pubkey()).json()["data"]
         assert fresh["blockhash"] != first["blockhash"]
         before = await lamports_of(rpc, creator.pubkey())
@@ -171,7 +172,7 @@ async def test_an_expired_claim_is_asked_again(sandbox_factory):
     [{"wallet": "nope"}, {"wallet": ""}, {}, {"wallet": 12}, {"wallet": "1" * 600}],
 )
 def test_an_invalid_wallet_is_400(sandbox, body):
-    answer = httpx.post(f"{sandbox.base_url}/creator-rewards/claim", json=body)
+    answer = web.post(f"{sandbox.base_url}/creator-rewards/claim", json=body)
     assert answer.status_code == 400 and answer.json() == {"error": {"message": INVALID_WALLET}}
 
 
@@ -199,33 +200,33 @@ async def test_two_mints_are_two_agents_listed_once_confirmed(sandbox_factory):
     sandbox = sandbox_factory()  # its own: the session's sandbox keeps its 30 agents
     async with AsyncClient(sandbox.rpc_url) as rpc:
         assets = await _two_mints(sandbox, rpc)
-    listed = httpx.get(f"{sandbox.base_url}/agents", params={"query": "Minted Agent"}).json()
+    listed = web.get(f"{sandbox.base_url}/agents", params={"query": "Minted Agent"}).json()
     assert sorted(a["mintAddress"] for a in listed["data"]["agents"]) == sorted(assets)
 
 
 async def _two_mints(sandbox, rpc) -> list[str]:
     wallet = await funded_keypair(rpc, sol=1)
     answers = [
-        httpx.post(f"{sandbox.base_url}/agents/mint", json=mint_body(wallet.pubkey())).json()
+        web.post(f"{sandbox.base_url}/agents/mint", json=mint_body(wallet.pubkey())).json()
         for _ in range(2)
     ]
     assets = [a["assetAddress"] for a in answers]
     assert all(a["success"] for a in answers) and len(set(assets)) == 2
     url = f"{sandbox.base_url}/agents/{assets[0]}"
-    assert httpx.get(url).status_code == 404  # not before it is confirmed
+    assert web.get(url).status_code == 404  # not before it is confirmed
 
     await send_all(rpc, [base64.b64decode(a["tx"]) for a in answers], wallet)
     for asset in assets:
-        record = httpx.get(f"{sandbox.base_url}/agents/{asset}").json()
+        record = web.get(f"{sandbox.base_url}/agents/{asset}").json()
         assert record["success"] and record["data"]["authority"] == str(wallet.pubkey())
         metadata = record["data"]["metadata"]
         assert metadata["registrations"][0]["agentId"] == asset
         assert any(s["name"] == "A2A" for s in metadata["services"])
-        card = httpx.get(f"{sandbox.base_url}/agents/{asset}/agent-card.json")
+        card = web.get(f"{sandbox.base_url}/agents/{asset}/agent-card.json")
         assert card.status_code == 200 and card.json()["name"] == "Minted Agent"
-    listed = httpx.get(f"{sandbox.base_url}/agents", params={"query": "Minted Agent"})
+    listed = web.get(f"{sandbox.base_url}/agents", params={"query": "Minted Agent"})
     assert set(assets) <= {a["mintAddress"] for a in listed.json()["data"]["agents"]}
-    withdraw = httpx.post(
+    withdraw = web.post(
         f"{sandbox.base_url}/agents/{assets[0]}/withdraw",
         json={"sender": str(wallet.pubkey()), "amount": 0.1},
     )
@@ -235,10 +236,10 @@ async def _two_mints(sandbox, rpc) -> list[str]:
 
 def test_a_bad_mint_is_400_in_the_success_envelope(sandbox):
     body = mint_body(Keypair().pubkey(), collectionAddress=str(Keypair().pubkey()))
-    answer = httpx.post(f"{sandbox.base_url}/agents/mint", json=body)
+    answer = web.post(f"{sandbox.base_url}/agents/mint", json=body)
     assert answer.status_code == 400 and answer.json()["success"] is False
     assert answer.json()["error"].startswith("Collection not found")
-    bad = httpx.post(f"{sandbox.base_url}/agents/mint", json={**body, "network": None})
+    bad = web.post(f"{sandbox.base_url}/agents/mint", json={**body, "network": None})
     assert bad.status_code == 400 and bad.json()["error"] == "Invalid input data"
 
 
@@ -247,7 +248,7 @@ def test_a_bad_mint_is_400_in_the_success_envelope(sandbox):
 
 async def test_a_buy_needs_a_landed_curve(sandbox, client, rpc):
     def status_of(body: dict) -> int:
-        return httpx.post(f"{sandbox.url}/_sandbox/buy", json=body).status_code
+        return web.post(f"{sandbox.url}/_sandbox/buy", json=body).status_code
 
     creator = await funded_keypair(rpc)
     pool = launch_pool(creator)
@@ -276,12 +277,12 @@ async def test_fees_and_a_pending_mint_survive_a_restart(sandbox_factory, tmp_pa
         creator = await funded_keypair(rpc)
         genesis = await launched(client, rpc, creator, curve_config(creator.pubkey()))
         buy(first, genesis, 10**9)
-        mint = httpx.post(f"{first.base_url}/agents/mint", json=mint_body(creator.pubkey())).json()
+        mint = web.post(f"{first.base_url}/agents/mint", json=mint_body(creator.pubkey())).json()
     first.stop()
     again = sandbox_factory(data_dir=tmp_path)
     async with AsyncClient(again.rpc_url) as rpc:
         await send_all(rpc, [base64.b64decode(mint["tx"])], creator)
-        assert httpx.get(f"{again.base_url}/agents/{mint['assetAddress']}").status_code == 200
+        assert web.get(f"{again.base_url}/agents/{mint['assetAddress']}").status_code == 200
         data = claim(again, creator.pubkey()).json()["data"]
         before = await lamports_of(rpc, creator.pubkey())
         await send_all(rpc, [base64.b64decode(t) for t in data["transactions"]], creator)

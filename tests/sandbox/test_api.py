@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import copy
 
-import httpx
 import pytest
 from solders.keypair import Keypair
 from solders.transaction import VersionedTransaction
 
+import launchops.web as web
 from launchops.api import errors as e
 from launchops.api import programs as p
 from launchops.api.models import AgentRecord
@@ -69,7 +69,7 @@ async def test_agents_wallet_is_the_asset_signer_pda(client):
     ],
 )
 def test_a_bad_agents_query_is_400_in_the_envelope(sandbox, query, field):
-    answer = httpx.get(f"{sandbox.base_url}/agents", params=query)
+    answer = web.get(f"{sandbox.base_url}/agents", params=query)
     assert answer.status_code == 400
     body = answer.json()
     assert body["success"] is False and body["error"] == "Invalid input data"
@@ -77,31 +77,31 @@ def test_a_bad_agents_query_is_400_in_the_envelope(sandbox, query, field):
 
 
 def test_agent_card_etag_cache_control_and_304(sandbox):
-    agent = httpx.get(f"{sandbox.base_url}/agents", params={"pageSize": 1}).json()["data"][
-        "agents"
-    ][0]
+    agent = web.get(f"{sandbox.base_url}/agents", params={"pageSize": 1}).json()["data"]["agents"][
+        0
+    ]
     url = f"{sandbox.base_url}/agents/{agent['mintAddress']}/agent-card.json"
-    first = httpx.get(url)
+    first = web.get(url)
     assert first.status_code == 200 and first.json() == agent["a2aCard"]
     assert first.headers["Cache-Control"] == "max-age=60, stale-while-revalidate=600"
     etag = first.headers["ETag"]
     assert etag.startswith('"') and etag.endswith('"')
-    again = httpx.get(url, headers={"If-None-Match": etag})
+    again = web.get(url, headers={"If-None-Match": etag})
     assert again.status_code == 304 and again.content == b""
-    stale = httpx.get(url, headers={"If-None-Match": '"other"'})
+    stale = web.get(url, headers={"If-None-Match": '"other"'})
     assert stale.status_code == 200
 
 
 async def test_agent_card_through_the_client_cache(client, sandbox):
     agent = (await client.list_agents(page_size=1)).agents[0]
     before = (
-        httpx.get(f"{sandbox.url}/_sandbox/stats")
+        web.get(f"{sandbox.url}/_sandbox/stats")
         .json()["api"]
         .get("GET /v1/agents/{address}/agent-card.json", 0)
     )
     card = await client.get_agent_card(agent.mint_address)
     assert await client.get_agent_card(agent.mint_address) == card
-    after = httpx.get(f"{sandbox.url}/_sandbox/stats").json()["api"][
+    after = web.get(f"{sandbox.url}/_sandbox/stats").json()["api"][
         "GET /v1/agents/{address}/agent-card.json"
     ]
     assert after - before == 2
@@ -147,8 +147,8 @@ async def test_fund_lands_on_the_agents_wallet(client, rpc):
     ],
 )
 def test_fund_400_invalid_input_data(sandbox, body, field):
-    agent = httpx.get(f"{sandbox.base_url}/agents").json()["data"]["agents"][0]
-    answer = httpx.post(f"{sandbox.base_url}/agents/{agent['mintAddress']}/fund", json=body)
+    agent = web.get(f"{sandbox.base_url}/agents").json()["data"]["agents"][0]
+    answer = web.post(f"{sandbox.base_url}/agents/{agent['mintAddress']}/fund", json=body)
     assert answer.status_code == 400
     assert answer.json()["error"] == "Invalid input data"
     assert [d["path"] for d in answer.json()["details"]] == [[field]]
@@ -158,7 +158,7 @@ async def test_fund_404_and_bad_address(client, sandbox):
     with pytest.raises(e.NotFoundError) as caught:
         await client.build_fund_tx(Keypair().pubkey(), sender=ex.WALLET, amount=1, memo="m")
     assert caught.value.error == "Agent not found"
-    answer = httpx.post(
+    answer = web.post(
         f"{sandbox.base_url}/agents/not-base58!/fund",
         json={"sender": ex.WALLET, "amount": 1, "memo": "m"},
     )
@@ -197,8 +197,8 @@ async def test_withdraw_checks_ownership_on_chain(client, sandbox):
 
 
 def test_withdraw_400_on_bad_body(sandbox):
-    agent = httpx.get(f"{sandbox.base_url}/agents").json()["data"]["agents"][0]
-    answer = httpx.post(
+    agent = web.get(f"{sandbox.base_url}/agents").json()["data"]["agents"][0]
+    answer = web.post(
         f"{sandbox.base_url}/agents/{agent['mintAddress']}/withdraw",
         json={"sender": ex.WALLET, "amount": "lots"},
     )
@@ -228,7 +228,7 @@ async def test_a_full_launch_makes_real_state_and_registers_once(client, rpc, ki
     token = await client.get_token(created.mint_address, network=config.network)
     assert len(token.launches) == 1 and token.launches[0].genesis_address == created.genesis_account
     assert token.base_token.symbol == config.symbol
-    assert httpx.get(registered.launch.link).status_code == 200
+    assert web.get(registered.launch.link).status_code == 200
 
 
 async def test_answers_keep_their_nulls_and_leave_out_what_was_never_set(client, rpc, sandbox):
@@ -237,13 +237,13 @@ async def test_answers_keep_their_nulls_and_leave_out_what_was_never_set(client,
     created = await client.create_launch(creator.pubkey(), config)
     await send_all(rpc, created.transactions, creator)
     body = {"genesisAccount": str(created.genesis_account), "launch": config.to_wire()}
-    registered = httpx.post(f"{sandbox.base_url}/launches/register", json=body).json()
+    registered = web.post(f"{sandbox.base_url}/launches/register", json=body).json()
     assert list(registered) == ["success", "launch", "token"]  # no `existing` the first time
-    data = httpx.get(f"{sandbox.base_url}/tokens/{created.mint_address}").json()["data"]
+    data = web.get(f"{sandbox.base_url}/tokens/{created.mint_address}").json()["data"]
     assert data["website"] is None and data["socials"] == {}
     launch = data["launches"][0]
     assert launch["heroUrl"] is None and launch["graduatedAt"] is None
-    agents = httpx.get(f"{sandbox.base_url}/agents", params={"pageSize": 100}).json()["data"]
+    agents = web.get(f"{sandbox.base_url}/agents", params={"pageSize": 100}).json()["data"]
     fields = {f.alias for f in AgentRecord.model_fields.values()}
     assert all(fields <= set(agent) for agent in agents["agents"])  # "or null": never absent
     assert any(agent["verifiedAt"] is None for agent in agents["agents"])
@@ -287,7 +287,7 @@ async def test_create_400_with_details(sandbox):
     body = ex.create_body()
     body["launch"]["symbol"] = "WAYTOOLONGSYMBOL"
     body["launch"]["allocations"][0]["supply"] = -1
-    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    answer = web.post(f"{sandbox.base_url}/launches/create", json=body)
     assert answer.status_code == 400
     paths = [d["path"] for d in answer.json()["details"]]
     assert ["launch", "symbol"] in paths and ["launch", "allocations", 0, "supply"] in paths
@@ -327,7 +327,7 @@ def test_create_400_for_any_out_of_range_number_never_500(sandbox, path, value, 
     for part in path[:-1]:
         node = node[part]
     node[path[-1]] = value
-    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    answer = web.post(f"{sandbox.base_url}/launches/create", json=body)
     assert answer.status_code == 400, answer.text[:300]
     assert answer.json()["success"] is False and answer.json()["error"] == "Invalid input data"
     assert {"path": ["launch", *path], "message": message} in answer.json()["details"]
@@ -339,7 +339,7 @@ def test_register_400_for_a_time_that_leaves_the_calendar_in_utc(sandbox):
     condition = launch["allocations"][0]["launchpoolV2"]["depositStartCondition"]
     condition["timestamp"] = "0001-01-01T00:00:00+01:00"
     body = {"genesisAccount": ex.GENESIS, "network": "solana-mainnet", "launch": launch}
-    answer = httpx.post(f"{sandbox.base_url}/launches/register", json=body)
+    answer = web.post(f"{sandbox.base_url}/launches/register", json=body)
     assert answer.status_code == 400, answer.text[:300]
     path = ["launch", "allocations", 0, "launchpoolV2", "depositStartCondition", "timestamp"]
     assert [d["path"] for d in answer.json()["details"]] == [path]
@@ -353,7 +353,7 @@ def test_create_400_for_more_buckets_than_a_launch_holds(sandbox):
         {**copy.deepcopy(unlocked), "name": f"Airdrop {i}", "supply": 1} for i in range(300)
     ]
     unlocked["supply"] -= 300  # the whole supply, still
-    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    answer = web.post(f"{sandbox.base_url}/launches/create", json=body)
     assert answer.status_code == 400, answer.text[:300]
     assert answer.json()["details"] == [
         {
@@ -368,7 +368,7 @@ def test_create_400_for_an_image_url_longer_than_metadata_holds(sandbox):
     # A 500 kB image URL made instruction data past u16::MAX: solders panicked, a 500.
     body = ex.create_body()
     body["launch"]["image"] = "https://gateway.irys.xyz/" + "a" * 500_000
-    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    answer = web.post(f"{sandbox.base_url}/launches/create", json=body)
     assert answer.status_code == 400, answer.text[:300]
     assert answer.json()["details"] == [
         {"path": ["launch", "image"], "message": "must be at most 200 characters (got 500025)"}
@@ -388,15 +388,15 @@ async def test_create_refuses_a_finalized_launch_that_does_not_allocate_its_supp
 
 def test_create_accepts_the_js_clients_extra_fields(sandbox_factory):
     sandbox = sandbox_factory()
-    seeded = httpx.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": ex.WALLET})
+    seeded = web.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": ex.WALLET})
     [owned] = seeded.json()["agents"]
     body = ex.create_body()
     body["agent"] = {"mint": owned, "setToken": True}
     body["creatorWallet"] = ex.WALLET  # a field create does not know: ignored
-    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    answer = web.post(f"{sandbox.base_url}/launches/create", json=body)
     assert answer.status_code == 200 and len(answer.json()["transactions"]) == 2
     body["agent"]["mint"] = ex.AGENT  # an agent the wallet does not own: as the service says
-    refused = httpx.post(f"{sandbox.base_url}/launches/create", json=body)
+    refused = web.post(f"{sandbox.base_url}/launches/create", json=body)
     assert refused.status_code == 403
     assert refused.json() == {
         "success": False,
@@ -405,19 +405,19 @@ def test_create_accepts_the_js_clients_extra_fields(sandbox_factory):
 
 
 async def test_token_lookup_404_is_the_read_error_shape(client, sandbox):
-    answer = httpx.get(f"{sandbox.base_url}/tokens/{Keypair().pubkey()}")
+    answer = web.get(f"{sandbox.base_url}/tokens/{Keypair().pubkey()}")
     assert answer.status_code == 404 and answer.json() == {"error": {"message": "Token not found"}}
     with pytest.raises(e.NotFoundError):
         await client.get_token(Keypair().pubkey())
 
 
 def test_unknown_route_is_404_in_the_envelope(sandbox):
-    answer = httpx.get(f"{sandbox.base_url}/nothing-here")
+    answer = web.get(f"{sandbox.base_url}/nothing-here")
     assert answer.status_code == 404 and answer.json() == {"success": False, "error": "Not found"}
 
 
 def test_openapi_is_served(sandbox):
-    spec = httpx.get(f"{sandbox.base_url}/openapi.json").json()
+    spec = web.get(f"{sandbox.base_url}/openapi.json").json()
     assert "/v1/launches/create" in spec["paths"] and "/v1/agents" in spec["paths"]
 
 
@@ -442,8 +442,8 @@ def test_openapi_is_served(sandbox):
 )
 def test_section_7_server_errors_carry_the_specs_text(sandbox_factory, endpoint, path, body, text):
     sandbox = sandbox_factory(seed_agents=1)
-    agent = httpx.get(f"{sandbox.base_url}/agents").json()["data"]["agents"][0]["mintAddress"]
-    httpx.put(f"{sandbox.url}/_sandbox/faults", json={"fail_next": {endpoint: 1}})
-    answer = httpx.post(f"{sandbox.base_url}/{path.format(agent=agent)}", json=body)
+    agent = web.get(f"{sandbox.base_url}/agents").json()["data"]["agents"][0]["mintAddress"]
+    web.put(f"{sandbox.url}/_sandbox/faults", json={"fail_next": {endpoint: 1}})
+    answer = web.post(f"{sandbox.base_url}/{path.format(agent=agent)}", json=body)
     assert answer.status_code == 500
     assert answer.json() == {"success": False, "error": text}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+import launchops.web as web
 from launchops.cli.sandbox import _faults
 from tests.api import examples as ex
 from tests.support.pipeline import set_faults, stats
@@ -31,8 +32,8 @@ def _created(sandbox) -> int:
 def test_cdn_challenge_is_a_200_html_browser_check_for_its_endpoint_only(sandbox):
     before = stats(sandbox)["refused"].get(f"{AGENTS} cdn_challenge", 0)
     set_faults(sandbox, api_fault_next={f"cdn_challenge@{AGENTS}": 1})
-    assert httpx.get(f"{sandbox.base_url}/agents/none").status_code == 404  # another one
-    answer = httpx.get(f"{sandbox.base_url}/agents")
+    assert web.get(f"{sandbox.base_url}/agents/none").status_code == 404  # another one
+    answer = web.get(f"{sandbox.base_url}/agents")
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "text/html; charset=UTF-8"
     assert answer.headers["server"] == "cloudflare" and answer.headers["cf-ray"]
@@ -40,7 +41,7 @@ def test_cdn_challenge_is_a_200_html_browser_check_for_its_endpoint_only(sandbox
     assert "<title>Just a moment...</title>\r\n" in text
     assert "Checking your browser before accessing</span> 127.0.0.1:" in text
     assert text.endswith("</html>\r\n") and "\n" not in text.replace("\r\n", "")
-    assert httpx.get(f"{sandbox.base_url}/agents").json()["success"] is True  # used up
+    assert web.get(f"{sandbox.base_url}/agents").json()["success"] is True  # used up
     assert stats(sandbox)["refused"][f"{AGENTS} cdn_challenge"] == before + 1
 
 
@@ -55,7 +56,7 @@ def test_nginx_pages_are_nginxs_own_and_run_nothing(sandbox, name, status, title
     created = _created(sandbox)
     set_faults(sandbox, api_fault_next={f"{name}@{CREATE}": 2})
     for _ in range(2):
-        answer = httpx.post(f"{sandbox.base_url}/launches/create", json=ex.create_body())
+        answer = web.post(f"{sandbox.base_url}/launches/create", json=ex.create_body())
         assert answer.status_code == status and answer.content == _nginx(title)
         assert answer.headers["content-type"] == "text/html"
     assert _created(sandbox) == created
@@ -65,19 +66,19 @@ def test_nginx_pages_are_nginxs_own_and_run_nothing(sandbox, name, status, title
 def test_a_rate_applies_to_every_endpoint_without_one(sandbox):
     set_faults(sandbox, api_faults={"http_503_html": 1.0})
     try:
-        assert httpx.get(f"{sandbox.base_url}/agents").status_code == 503
-        assert httpx.get(f"{sandbox.base_url}/agents/none").status_code == 503
-        assert httpx.get(f"{sandbox.url}/_sandbox/stats").status_code == 200  # not /v1
+        assert web.get(f"{sandbox.base_url}/agents").status_code == 503
+        assert web.get(f"{sandbox.base_url}/agents/none").status_code == 503
+        assert web.get(f"{sandbox.url}/_sandbox/stats").status_code == 200  # not /v1
     finally:
         set_faults(sandbox, api_faults={})
-    assert httpx.get(f"{sandbox.base_url}/agents").status_code == 200
+    assert web.get(f"{sandbox.base_url}/agents").status_code == 200
 
 
 def test_blackhole_never_answers_and_runs_nothing(sandbox):
     created = _created(sandbox)
     set_faults(sandbox, api_fault_next={f"blackhole@{CREATE}": 1})
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(f"{sandbox.base_url}/launches/create", json=ex.create_body(), timeout=0.5)
+        web.post(f"{sandbox.base_url}/launches/create", json=ex.create_body(), timeout=0.5)
     assert _created(sandbox) == created
     assert stats(sandbox)["refused"][f"{CREATE} blackhole"] >= 1
 
@@ -86,10 +87,10 @@ def test_lost_answer_on_create_keeps_the_create(sandbox):
     created = _created(sandbox)
     set_faults(sandbox, api_fault_next={f"lost_answer@{CREATE}": 1})
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(f"{sandbox.base_url}/launches/create", json=ex.create_body(), timeout=0.5)
+        web.post(f"{sandbox.base_url}/launches/create", json=ex.create_body(), timeout=0.5)
     assert _created(sandbox) == created + 1  # built and stored; only the answer was lost
     assert stats(sandbox)["refused"][f"{CREATE} lost_answer"] >= 1
-    answer = httpx.post(f"{sandbox.base_url}/launches/create", json=ex.create_body())
+    answer = web.post(f"{sandbox.base_url}/launches/create", json=ex.create_body())
     assert answer.status_code == 200 and _created(sandbox) == created + 2
 
 
@@ -102,12 +103,12 @@ def test_lost_answer_on_create_keeps_the_create(sandbox):
     ],
 )
 def test_bad_api_faults_are_refused(sandbox, faults, words):
-    answer = httpx.put(f"{sandbox.url}/_sandbox/faults", json=faults)
+    answer = web.put(f"{sandbox.url}/_sandbox/faults", json=faults)
     assert answer.status_code == 400 and words in answer.text
 
 
 def test_the_new_faults_are_shown_and_set_from_the_command_line(sandbox):
-    shown = httpx.get(f"{sandbox.url}/_sandbox/faults").json()
+    shown = web.get(f"{sandbox.url}/_sandbox/faults").json()
     for field in ("api_faults", "api_fault_next", "pubsub_hang", "pubsub_hang_next"):
         assert field in shown
     faults = _faults(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 
 import base58
-import httpx
 import pytest
 from solders.hash import Hash
 from solders.keypair import Keypair
@@ -17,6 +16,7 @@ from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
+import launchops.web as web
 from launchops.errors import RpcError
 from launchops.sandbox.block_engine import TIP_ACCOUNTS
 from launchops.sandbox.faults import Faults
@@ -134,20 +134,20 @@ def test_congestion_loses_plain_sends_and_a_rebroadcast_may_land(service, payer)
 
 def test_the_block_engine_answers_on_jitos_paths(sandbox_factory):
     sandbox = sandbox_factory(slot_ms=20)
-    info = httpx.get(f"{sandbox.url}/_sandbox/info").json()
+    info = web.get(f"{sandbox.url}/_sandbox/info").json()
     engine = info["blockEngineUrl"]
     assert engine.endswith("/api/v1")
 
     def call(path: str, method: str, params: list) -> dict:
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        return httpx.post(f"{engine}/{path}", json=body).json()
+        return web.post(f"{engine}/{path}", json=body).json()
 
     tips = call("bundles", "getTipAccounts", [])["result"]
     assert tips == [str(key) for key in TIP_ACCOUNTS]
     payer = Keypair()
     airdrop = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop"}
-    httpx.post(sandbox.rpc_url, json={**airdrop, "params": [str(payer.pubkey()), 10**9]})
-    blockhash = httpx.post(
+    web.post(sandbox.rpc_url, json={**airdrop, "params": [str(payer.pubkey()), 10**9]})
+    blockhash = web.post(
         sandbox.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": "getLatestBlockhash"}
     ).json()["result"]["value"]["blockhash"]
     ix = transfer(

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
-
+import launchops.web as web
 from launchops.sandbox.process import ServedSandbox, serving
 from tests.sandbox.test_persistence import launch_on
 
@@ -69,15 +68,15 @@ def test_sigkill_then_restart_on_the_same_data_loses_nothing(tmp_path):
 
     with serve("--slot-ms", "20", "--seed-agents", "2", data=tmp_path) as (served, process):
         before = asyncio.run(launch_on(served))
-        agents = httpx.get(f"{served.base_url}/agents").json()["data"]["agents"]
+        agents = web.get(f"{served.base_url}/agents").json()["data"]["agents"]
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=15)
     with serve("--slot-ms", "20", data=tmp_path) as (served, _):
-        assert httpx.get(f"{served.base_url}/agents").json()["data"]["agents"] == agents
+        assert web.get(f"{served.base_url}/agents").json()["data"]["agents"] == agents
         mint = str(before["created"].mint_address)
-        token = httpx.get(f"{served.base_url}/tokens/{mint}").json()["data"]
+        token = web.get(f"{served.base_url}/tokens/{mint}").json()["data"]
         assert token["launches"][0]["genesisAddress"] == str(before["created"].genesis_account)
-        statuses = httpx.post(
+        statuses = web.post(
             served.rpc_url,
             json={
                 "jsonrpc": "2.0",

@@ -11,8 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
-
+import launchops.web as web
 from launchops.sandbox.process import ServedSandbox, free_port
 from tests.support.pipeline import write_launch
 from tests.test_readme_commands import command_lines
@@ -77,15 +76,15 @@ def test_commands_start_the_profiles_sandbox_and_serve_serves_its_chain(tmp_path
 
     served = serve(env)  # as the launch panel says: the kept chain, at the profile's address
     try:
-        assert httpx.get(result["launchPage"], timeout=10).status_code == 200
-        assert httpx.get(f"{served.base_url}/tokens/{result['mint']}").status_code == 200
+        assert web.get(result["launchPage"], timeout=10).status_code == 200
+        assert web.get(f"{served.base_url}/tokens/{result['mint']}").status_code == 200
         listed = run(env, "launchops agents list --json")
         assert len(json.loads(listed.stdout)) == 10, listed.stderr
     finally:
         served.kill()
     fresh = serve(env, "--fresh")
     try:
-        assert httpx.get(f"{fresh.base_url}/tokens/{result['mint']}").status_code == 404
+        assert web.get(f"{fresh.base_url}/tokens/{result['mint']}").status_code == 404
     finally:
         fresh.kill()
     assert "in memory" in fresh.process.communicate(timeout=30)[0]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import httpx
 from solana.rpc.async_api import AsyncClient
 
+import launchops.web as web
 from launchops.api import programs as p
 from launchops.api.client import AsyncServiceClient
 from launchops.sandbox.server import Sandbox, SandboxConfig
@@ -31,11 +31,11 @@ async def launch_on(sandbox: Sandbox) -> dict:
 async def test_a_restart_keeps_chain_registry_and_listings(tmp_path):
     with Sandbox(SandboxConfig(port=0, slot_ms=0, data_dir=tmp_path, seed_agents=4)) as first:
         before = await launch_on(first)
-        agents = httpx.get(f"{first.base_url}/agents").json()["data"]["agents"]
-        slot = httpx.get(f"{first.url}/_sandbox/stats").json()["chain"]["slot"]
+        agents = web.get(f"{first.base_url}/agents").json()["data"]["agents"]
+        slot = web.get(f"{first.url}/_sandbox/stats").json()["chain"]["slot"]
 
     with Sandbox(SandboxConfig(port=0, slot_ms=0, data_dir=tmp_path)) as second:
-        assert httpx.get(f"{second.base_url}/agents").json()["data"]["agents"] == agents
+        assert web.get(f"{second.base_url}/agents").json()["data"]["agents"] == agents
         created = before["created"]
         async with (
             AsyncClient(second.rpc_url) as rpc,
@@ -56,7 +56,7 @@ async def test_a_restart_keeps_chain_registry_and_listings(tmp_path):
             assert (await rpc.get_balance(before["creator"].pubkey())).value == before["balance"]
             assert (await rpc.get_slot()).value > slot
         await launch_on(second)  # and the chain goes on
-        counts = httpx.get(f"{second.url}/_sandbox/stats").json()["launches"]
+        counts = web.get(f"{second.url}/_sandbox/stats").json()["launches"]
         assert counts == {"created": 2, "mintsOnChain": 2, "registered": 2, "agents": 4}
 
 

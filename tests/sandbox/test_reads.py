@@ -4,13 +4,13 @@ signatures, and mints and token accounts as jsonParsed."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.models import TokenAccountOpts
 from solders.pubkey import Pubkey
 from solders.rpc.responses import RpcKeyedAccountJsonParsed
 
+import launchops.web as web
 from launchops.api import programs as p
 from launchops.api.models import LaunchConfig
 from launchops.pipeline.runner import run_launch, validate
@@ -33,7 +33,7 @@ async def launched(sandbox_factory, tmp_path):
 
 def rpc(sandbox, method: str, *params):
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
-    return httpx.post(sandbox.rpc_url, json=body).json()
+    return web.post(sandbox.rpc_url, json=body).json()
 
 
 async def test_solana_py_reads_a_launched_mints_supply_and_holders(launched):

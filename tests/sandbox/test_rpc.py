@@ -21,6 +21,7 @@ from solders.signature import Signature
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
+import launchops.web as web
 from launchops.sandbox.faults import Faults
 from tests.support.solana import funded_keypair, wait_for
 
@@ -37,11 +38,11 @@ def transfer_tx(sender: Keypair, lamports: int, blockhash, to=None) -> Versioned
 
 
 def advance(sandbox, slots: int) -> int:
-    return httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).json()["slot"]
+    return web.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).json()["slot"]
 
 
 def raw_rpc(sandbox, method: str, params: list) -> httpx.Response:
-    return httpx.post(
+    return web.post(
         sandbox.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
     )
 
@@ -164,7 +165,7 @@ async def test_resending_the_same_bytes_lands_once(chain):
     assert (
         await rpc.send_raw_transaction(bytes(tx), opts=TxOpts(skip_preflight=True))
     ).value == tx.signatures[0]
-    stats = httpx.get(f"{sandbox.url}/_sandbox/stats").json()
+    stats = web.get(f"{sandbox.url}/_sandbox/stats").json()
     assert stats["chain"]["transactions"] == 2  # the airdrop and the transfer
 
 
@@ -183,7 +184,7 @@ async def test_accounts_and_simulation(chain):
 
 
 def test_batches_and_malformed_requests(sandbox):
-    answer = httpx.post(
+    answer = web.post(
         sandbox.rpc_url,
         json=[
             {"jsonrpc": "2.0", "id": 1, "method": "getSlot"},
@@ -191,7 +192,7 @@ def test_batches_and_malformed_requests(sandbox):
         ],
     ).json()
     assert isinstance(answer[0]["result"], int) and answer[1]["error"]["code"] == -32601
-    assert httpx.post(sandbox.rpc_url, content=b"{not json").json()["error"]["code"] == -32700
+    assert web.post(sandbox.rpc_url, content=b"{not json").json()["error"]["code"] == -32700
     bad = raw_rpc(sandbox, "getBalance", ["not-a-key"]).json()["error"]
     assert bad["code"] == -32602
 
@@ -204,11 +205,11 @@ async def test_dropped_and_delayed_transactions(sandbox_factory):
         signature = (await rpc.send_raw_transaction(bytes(tx))).value
         advance(sandbox, 10)
         assert (await rpc.get_signature_statuses([signature])).value == [None]
-        httpx.put(f"{sandbox.url}/_sandbox/faults", json={"drop_rate": 0})
+        web.put(f"{sandbox.url}/_sandbox/faults", json={"drop_rate": 0})
         # A drop loses one send, not the transaction: the same bytes sent again land.
         assert (await rpc.send_raw_transaction(bytes(tx))).value == signature
         assert (await wait_for(rpc, signature, "processed")).err is None
-        httpx.put(f"{sandbox.url}/_sandbox/faults", json={"delay_slots": 3})
+        web.put(f"{sandbox.url}/_sandbox/faults", json={"delay_slots": 3})
         tx = transfer_tx(sender, 2_000_000, (await rpc.get_latest_blockhash()).value.blockhash)
         sent_at = advance(sandbox, 1)
         signature = (await rpc.send_raw_transaction(bytes(tx))).value
@@ -218,25 +219,25 @@ async def test_dropped_and_delayed_transactions(sandbox_factory):
 
 def test_rpc_and_api_refusals(sandbox_factory):
     sandbox = sandbox_factory()
-    httpx.put(f"{sandbox.url}/_sandbox/faults", json={"rpc_error_rate": 1, "error_status": 429})
+    web.put(f"{sandbox.url}/_sandbox/faults", json={"rpc_error_rate": 1, "error_status": 429})
     refused = raw_rpc(sandbox, "getSlot", [])
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
     assert refused.json()["error"]["code"] == 429
-    httpx.put(
+    web.put(
         f"{sandbox.url}/_sandbox/faults",
         json={"rpc_error_rate": 0, "api_error_rate": 1, "error_status": 503},
     )
-    assert httpx.get(f"{sandbox.base_url}/agents").status_code == 503
-    httpx.put(
+    assert web.get(f"{sandbox.base_url}/agents").status_code == 503
+    web.put(
         f"{sandbox.url}/_sandbox/faults",
         json={"api_error_rate": 0, "fail_next": {"GET /v1/agents": 2}},
     )
-    statuses = [httpx.get(f"{sandbox.base_url}/agents").status_code for _ in range(3)]
+    statuses = [web.get(f"{sandbox.base_url}/agents").status_code for _ in range(3)]
     assert statuses == [500, 500, 200]
-    stats = httpx.get(f"{sandbox.url}/_sandbox/stats").json()
+    stats = web.get(f"{sandbox.url}/_sandbox/stats").json()
     assert stats["refused"] == {"getSlot": 1, "GET /v1/agents": 3}
     assert stats["api"]["GET /v1/agents"] == 4
-    bad = httpx.put(f"{sandbox.url}/_sandbox/faults", json={"drop_rate": 3})
+    bad = web.put(f"{sandbox.url}/_sandbox/faults", json={"drop_rate": 3})
     assert bad.status_code == 400
 
 

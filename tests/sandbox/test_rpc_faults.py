@@ -13,6 +13,7 @@ import pytest
 from solders.hash import Hash
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.chain.rpc import ChainRpc
 from launchops.errors import LaunchOpsError, RpcRefused, RpcUnavailable, TransactionRejected
 from launchops.retries import RetryPolicy
@@ -57,7 +58,7 @@ TRANSIENT = [
 
 
 def _raw_call(sandbox, method: str, params: list) -> httpx.Response:
-    return httpx.post(
+    return web.post(
         sandbox.rpc_url, json={"jsonrpc": "2.0", "id": 7, "method": method, "params": params}
     )
 
@@ -89,7 +90,7 @@ def test_a_fault_for_one_method_leaves_the_others_and_is_counted(sandbox):
 
 
 def test_an_unknown_fault_name_is_refused_with_the_known_ones(sandbox):
-    answer = httpx.put(f"{sandbox.url}/_sandbox/faults", json={"rpc_faults": {"lagging": 0.5}})
+    answer = web.put(f"{sandbox.url}/_sandbox/faults", json={"rpc_faults": {"lagging": 0.5}})
     assert answer.status_code == 400 and "unknown RPC fault 'lagging'" in answer.text
     assert "behind" in answer.text
 
@@ -195,7 +196,7 @@ NEW_NAMES = [
 
 def _call(sandbox, method: str, params: list | None = None, **kw) -> httpx.Response:
     body = {"jsonrpc": "2.0", "id": kw.pop("id", 7), "method": method, "params": params or []}
-    return httpx.post(sandbox.rpc_url, json=body, **kw)
+    return web.post(sandbox.rpc_url, json=body, **kw)
 
 
 def _signed_transfer(sandbox) -> tuple[str, str, str]:
@@ -236,7 +237,7 @@ def test_a_new_fault_for_one_method_leaves_the_others(sandbox, name):
         answer = _call(sandbox, "getSlot", timeout=2)
         assert answer.status_code == 200 and answer.json()["id"] == 7
         assert isinstance(answer.json()["result"], int)
-        left = httpx.get(f"{sandbox.url}/_sandbox/faults").json()["rpc_fault_next"]
+        left = web.get(f"{sandbox.url}/_sandbox/faults").json()["rpc_fault_next"]
         assert left == {f"{name}@getBalance": 1}
     finally:
         set_faults(sandbox, rpc_fault_next={})

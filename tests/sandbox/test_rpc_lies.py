@@ -6,9 +6,9 @@ answer; the next call, the fault used up, is answered truly."""
 
 from __future__ import annotations
 
-import httpx
 from solders.keypair import Keypair
 
+import launchops.web as web
 from tests.sandbox.test_rpc_faults import _call, _send_transfer, _statuses
 from tests.support.pipeline import set_faults, stats
 
@@ -34,7 +34,7 @@ def test_wrong_id_in_a_batch_changes_its_own_call_only(sandbox):
         {"jsonrpc": "2.0", "id": 2, "method": "getVersion"},
         {"jsonrpc": "2.0", "id": 3, "method": "getHealth"},
     ]
-    answers = httpx.post(sandbox.rpc_url, json=batch).json()
+    answers = web.post(sandbox.rpc_url, json=batch).json()
     assert [a["id"] for a in answers] == [1, 1000005, 3]
     assert answers[1]["result"]["solana-core"] == "2.2.0"
 
@@ -95,7 +95,7 @@ def test_fork_forgets_what_landed_in_its_own_slot(sandbox):
 def test_no_history_forgets_what_landed_more_than_150_slots_ago(sandbox):
     old, _ = _send_transfer(sandbox)
     assert _statuses(sandbox, old)["value"][0] is not None  # landed
-    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 151}).raise_for_status()
+    web.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 151}).raise_for_status()
     recent, _ = _send_transfer(sandbox)
     set_faults(sandbox, rpc_fault_next={"no_history": 2})
     search = {"searchTransactionHistory": True}
@@ -110,7 +110,7 @@ def test_no_history_forgets_what_landed_more_than_150_slots_ago(sandbox):
 
 
 def test_stale_answers_from_a_view_100_slots_behind(sandbox):
-    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 120}).raise_for_status()
+    web.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 120}).raise_for_status()
     signature, recipient = _send_transfer(sandbox)
     now = _statuses(sandbox, signature)  # landed
     head = now["context"]["slot"]

@@ -25,8 +25,7 @@ from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 
-import httpx
-
+import launchops.web as web
 from launchops.sandbox.server import Sandbox, SandboxConfig
 from tests.sim.run import simulate
 from tests.sim.scenario import draw
@@ -64,9 +63,9 @@ async def _seeds(
     for seed in seeds:
         with tempfile.TemporaryDirectory() as root:
             started = time.monotonic()
-            httpx.post(f"{sandbox.url}/_sandbox/stats/reset", timeout=10)
+            web.post(f"{sandbox.url}/_sandbox/stats/reset", timeout=10)
             outcome = await simulate(sandbox, draw(seed, drivers=drivers), Path(root))
-            served = httpx.get(f"{sandbox.url}/_sandbox/stats", timeout=10).json()["refused"]
+            served = web.get(f"{sandbox.url}/_sandbox/stats", timeout=10).json()["refused"]
             queue.put((seed, time.monotonic() - started, outcome.broken, outcome.report(), served))
 
 

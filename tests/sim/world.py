@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 from sqlalchemy import event
 
+import launchops.web as web
 from launchops.journal.store import Journal
 from launchops.sandbox.faults import Faults
 from tests.sim.scenario import Scenario
@@ -96,13 +96,13 @@ def place(scenario: Scenario, root: Path) -> Seeded:
 def set_faults(sandbox: Any, faults: dict[str, Any]) -> None:
     """Every fault of the sandbox to its default, then `faults` over them."""
     body = {**Faults().model_dump(), **faults}
-    answer = httpx.put(f"{sandbox.url}/_sandbox/faults", json=body, timeout=10)
+    answer = web.put(f"{sandbox.url}/_sandbox/faults", json=body, timeout=10)
     assert answer.status_code == 200, answer.text
 
 
 def creates(sandbox: Any) -> list[dict[str, Any]]:
     """Every create the service answered, with whether its mint is on chain."""
-    answer = httpx.get(f"{sandbox.url}/_sandbox/launches", timeout=10)
+    answer = web.get(f"{sandbox.url}/_sandbox/launches", timeout=10)
     answer.raise_for_status()
     return answer.json()["launches"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
+import launchops.web as web
 from launchops.api.client import AsyncServiceClient
 from launchops.api.models import LaunchConfig
 from launchops.config.recipes import BondingCurveRecipe
@@ -42,7 +42,7 @@ async def launched(
 
 
 def buy(sandbox: Any, genesis: str, lamports: int) -> dict[str, Any]:
-    answer = httpx.post(
+    answer = web.post(
         f"{sandbox.url}/_sandbox/buy",
         json={"genesisAddress": genesis, "lamports": lamports},
         timeout=30,

@@ -12,10 +12,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.config.launchfile import LaunchPlan, load_launch_file
 from launchops.config.profiles import Profile, load_profile
 from launchops.journal.records import Attempt
@@ -185,11 +185,11 @@ async def context_for(sandbox: Any, state: Path, lease_seconds: float = 60.0, **
 
 
 def stats(sandbox: Any) -> dict[str, Any]:
-    return httpx.get(f"{sandbox.url}/_sandbox/stats").json()
+    return web.get(f"{sandbox.url}/_sandbox/stats").json()
 
 
 def set_faults(sandbox: Any, **faults: Any) -> None:
-    answer = httpx.put(f"{sandbox.url}/_sandbox/faults", json=faults)
+    answer = web.put(f"{sandbox.url}/_sandbox/faults", json=faults)
     assert answer.status_code == 200, answer.text
 
 
@@ -206,13 +206,13 @@ def quick_waits(monkeypatch: Any, policy: str) -> None:
 
 def seed_agent(sandbox: Any, owner: object) -> str:
     """A new agent (an mpl-core asset) owned by `owner`, seeded on the sandbox: its address."""
-    made = httpx.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner)})
+    made = web.post(f"{sandbox.url}/_sandbox/seed", params={"agents": 1, "owner": str(owner)})
     made.raise_for_status()
     return made.json()["agents"][0]
 
 
 def advance(sandbox: Any, slots: int) -> None:
-    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).raise_for_status()
+    web.post(f"{sandbox.url}/_sandbox/advance", params={"slots": slots}).raise_for_status()
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+import launchops.web as web
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
 from launchops.sandbox.process import free_port
 from tests.support.pipeline import set_faults
@@ -119,7 +120,7 @@ class PrefectServer:
             assert self.process.poll() is None, self.log.read_text()[-3000:]
             assert time.monotonic() < deadline, self.log.read_text()[-3000:]
             try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                if web.get(f"{self.url}/health", timeout=2).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -139,7 +140,7 @@ class PrefectServer:
     def api(self, method: str, path: str, **kw: Any) -> Any:
         """A request to the API, with the auth string when the server asks for one."""
         kw.setdefault("headers", self.headers)
-        answer = httpx.request(method, f"{self.url}{path}", timeout=30, **kw)
+        answer = web.request(method, f"{self.url}{path}", timeout=30, **kw)
         answer.raise_for_status()
         return answer.json() if answer.content else None
 
@@ -156,7 +157,7 @@ def batch_report(
     hourly schedule fires at the top of the hour) and write its own."""
     wanted = {"key": {"any_": ["batch-report"]}, "flow_run_id": {"any_": [run_id]}}
     body = {"artifacts": wanted, "sort": "CREATED_DESC"}  # a run retried: its last report
-    answer = httpx.post(f"{api}/artifacts/filter", json=body, headers=headers or {}, timeout=30)
+    answer = web.post(f"{api}/artifacts/filter", json=body, headers=headers or {}, timeout=30)
     artifact, *_ = answer.raise_for_status().json()
     stem = artifact["description"].split("**")[1].split()[-1]  # "**batch batch-<when>**"
     rows = json.loads(artifact["data"]) if isinstance(artifact["data"], str) else artifact["data"]
@@ -224,8 +225,8 @@ def airdrop(sandbox: Any, key: Any) -> None:
     """1000 SOL to `key` on the sandbox, two slots on."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "requestAirdrop"}
     body["params"] = [str(key.pubkey()), 1000 * 10**9]
-    httpx.post(sandbox.rpc_url, json=body).raise_for_status()
-    httpx.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
+    web.post(sandbox.rpc_url, json=body).raise_for_status()
+    web.post(f"{sandbox.url}/_sandbox/advance", params={"slots": 2}).raise_for_status()
 
 
 def slowed_until(
@@ -276,7 +277,7 @@ def _browser(auth: str | None) -> Iterator[Any]:
                 assert time.monotonic() < deadline and process.poll() is None, "no Chromium"
                 time.sleep(0.2)
             port = port_file.read_text().split()[0]
-            pages = httpx.get(f"http://127.0.0.1:{port}/json/list", timeout=10).json()
+            pages = web.get(f"http://127.0.0.1:{port}/json/list", timeout=10).json()
             target = next(p for p in pages if p["type"] == "page")
             with connect(target["webSocketDebuggerUrl"], max_size=None) as socket_:
                 page = _Page(socket_)

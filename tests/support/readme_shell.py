@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+import launchops.web as web
 from tests.support import docs
 from tests.support.prefect_pool import descendants, kill_tree
 
@@ -170,7 +171,7 @@ def wait_healthy(url: str, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+            if web.get(f"{url}/health", timeout=2).status_code == 200:
                 return
         except httpx.TransportError:
             pass
@@ -184,7 +185,7 @@ def wait_online(
     """Until `count` workers of `pool` are ONLINE on the Prefect API at `url`; them."""
     deadline = time.monotonic() + timeout
     while True:
-        answer = httpx.post(f"{url}/work_pools/{pool}/workers/filter", headers=headers, timeout=10)
+        answer = web.post(f"{url}/work_pools/{pool}/workers/filter", headers=headers, timeout=10)
         online = (
             [w for w in answer.json() if w.get("status") == "ONLINE"] if answer.is_success else []
         )

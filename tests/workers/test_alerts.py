@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 from launchops.tasks.alerts import deliver_alerts
 
+import launchops.web as web
 from launchops.journal.outbox import alerts_of, undelivered
 from launchops.journal.store import Journal
 from launchops.states import LaunchState, Step
@@ -50,7 +50,7 @@ def find_events(api: str, name: str, key: str, deadline: float = 60) -> list[dic
     while True:
         found = [
             event
-            for event in httpx.post(f"{api}/events/filter", json=body, timeout=30).json()["events"]
+            for event in web.post(f"{api}/events/filter", json=body, timeout=30).json()["events"]
             if event["resource"]["prefect.resource.name"] == key
         ]
         if found or time.monotonic() > end:

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import base58
-import httpx
 import pytest
 from solders.keypair import Keypair
 
+import launchops.web as web
 from launchops.config.schedule import DEPLOY_LEAD_SECONDS
 from launchops.exposure import probe
 from tests.support import docs
@@ -179,7 +179,7 @@ class Pool:
         page = self.server.api("POST", "/events/filter", json={**body, "limit": 50})
         found = list(page["events"])
         while page.get("next_page"):
-            page = httpx.get(page["next_page"], headers=self.server.headers, timeout=30).json()
+            page = web.get(page["next_page"], headers=self.server.headers, timeout=30).json()
             found += page["events"]
         return found
 
@@ -226,7 +226,7 @@ def pool(tmp_path_factory):
 def spread(pool) -> dict[str, Any]:
     """The 16-launch batch of the deployment, run once on the pool: its flow run, its
     report, and the sandbox's counts before and after."""
-    httpx.post(f"{pool.sandbox.url}/_sandbox/stats/reset").raise_for_status()
+    web.post(f"{pool.sandbox.url}/_sandbox/stats/reset").raise_for_status()
     before = stats(pool.sandbox)["launches"]
     run_id = pool.run_batch(pool.root / "spread", wait=False)
     # Answers slowed until both workers hold a launch: the part the second worker picks up
@@ -367,7 +367,7 @@ def test_an_anonymous_client_gets_nothing_from_the_server(pool):
     found = pool.server.api("POST", "/block_documents/filter", json=ask)
     assert {b["name"]: b["data"] for b in found}["launch-creator"] == {"value": "not-a-key-0123"}
     for method, path in (("POST", "/block_documents/filter"), ("POST", "/deployments/filter")):
-        anonymous = httpx.request(method, f"{pool.server.url}{path}", json=ask, timeout=30)
+        anonymous = web.request(method, f"{pool.server.url}{path}", json=ask, timeout=30)
         assert anonymous.status_code == 401, (path, anonymous.text)
         assert "not-a-key" not in anonymous.text
     assert probe(pool.server.url).anonymous is False  # what check and deploy ask
