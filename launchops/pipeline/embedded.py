@@ -21,9 +21,10 @@ from solders.pubkey import Pubkey
 import launchops.web as web
 from launchops.chain.rpc import ChainRpc
 from launchops.config.profiles import Profile
-from launchops.errors import SandboxPortTaken
+from launchops.errors import RpcUnavailable, SandboxPortTaken
 
 SANDBOX_FUNDING = 100 * 10**9
+FAUCET_SECONDS = 30.0  # an airdrop not confirmed by then ends the run in one line
 # What a launch's steps report as they go: (launch key, step, message).
 Progress = Callable[[str, str, str], None]
 
@@ -109,15 +110,28 @@ def _port_taken(rpc_url: str, host: str, port: int) -> str:
     )
 
 
-async def fund_from_faucet(rpc: ChainRpc, key: Pubkey, progress: Progress) -> None:
-    """Top the sandbox keypair up by airdrop when it runs low (sandbox only)."""
+async def fund_from_faucet(
+    rpc: ChainRpc, key: Pubkey, progress: Progress, within: float = FAUCET_SECONDS
+) -> None:
+    """Top the sandbox keypair up by airdrop when it runs low (sandbox only); an airdrop
+    that fails, or is not confirmed `within` seconds, ends the run in one line (the launch
+    would otherwise fail later, for want of funds, far from the cause)."""
     if await rpc.balance(key) >= SANDBOX_FUNDING // 10:
         return
     signature = await rpc.airdrop(key, SANDBOX_FUNDING)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         [landing] = await rpc.statuses([signature])
+        if landing is not None and landing.err is not None:
+            raise RpcUnavailable(
+                f"the sandbox's faucet could not fund {key}: its airdrop {signature} failed "
+                f"on chain ({landing.err}); restart the sandbox (launchops sandbox serve)"
+            )
         if landing is not None and landing.reached("confirmed"):
             progress("", "sandbox", f"funded {key} with {SANDBOX_FUNDING // 10**9} SOL by airdrop")
             return
         await asyncio.sleep(0.1)
+    raise RpcUnavailable(
+        f"the sandbox's faucet did not fund {key}: its airdrop {signature} was not confirmed "
+        f"within {within:g} s; is the sandbox at {rpc.url} busy or stopped? Run it again"
+    )
