@@ -127,7 +127,9 @@ async def fund_from_faucet(
                 f"the sandbox's faucet could not fund {key}: its airdrop {signature} failed "
                 f"on chain ({landing.err}); restart the sandbox (launchops sandbox serve)"
             )
-        if landing is not None and landing.reached("confirmed"):
+        confirmed = landing is not None and landing.reached("confirmed")
+        # A node whose status reads lag still shows the funds: the balance is read too.
+        if confirmed or await rpc.balance(key) >= SANDBOX_FUNDING // 10:
             progress("", "sandbox", f"funded {key} with {SANDBOX_FUNDING // 10**9} SOL by airdrop")
             return
         await asyncio.sleep(0.1)
