@@ -122,12 +122,14 @@ async def fund_from_faucet(
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         [landing] = await rpc.statuses([signature])
-        if landing is not None and landing.err is not None:
+        confirmed = landing is not None and landing.reached("confirmed")
+        # A failure counts only once confirmed: a minority fork's node may show one at
+        # `processed` that the cluster never saw (launchops.chain.fate).
+        if confirmed and landing.err is not None:
             raise RpcUnavailable(
                 f"the sandbox's faucet could not fund {key}: its airdrop {signature} failed "
                 f"on chain ({landing.err}); restart the sandbox (launchops sandbox serve)"
             )
-        confirmed = landing is not None and landing.reached("confirmed")
         # A node whose status reads lag still shows the funds: the balance is read too.
         if confirmed or await rpc.balance(key) >= SANDBOX_FUNDING // 10:
             progress("", "sandbox", f"funded {key} with {SANDBOX_FUNDING // 10**9} SOL by airdrop")

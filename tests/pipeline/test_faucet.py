@@ -66,3 +66,17 @@ async def test_a_node_behind_on_statuses_still_sees_the_funds(sandbox_factory):
         assert await rpc.balance(key) == SANDBOX_FUNDING
     finally:
         await rpc.close()
+
+
+async def test_a_failure_at_processed_is_not_taken(sandbox_factory):
+    """A minority fork's node shows the airdrop failed at `processed`: not taken, the funds
+    are there."""
+    sandbox = sandbox_factory()
+    set_faults(sandbox, rpc_faults={"failed_processed@getSignatureStatuses": 1.0})
+    key = Keypair().pubkey()
+    rpc = ChainRpc(sandbox.rpc_url)
+    try:
+        await fund_from_faucet(rpc, key, lambda *_: None, within=5)
+        assert await rpc.balance(key) == SANDBOX_FUNDING
+    finally:
+        await rpc.close()
