@@ -108,47 +108,51 @@ def _admin(method: str, url: str, path: str, hint: str = "", **kw: Any) -> Any:
     return response.json()
 
 
+HostOpt = Annotated[str | None, typer.Option(help="Address to listen on (default: the profile's).")]
+PortOpt = Annotated[
+    int | None,
+    typer.Option(help="API and JSON-RPC port; PubSub is on port + 1 (default: the profile's)."),
+]
+SlotMsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--slot-ms", min=0, help="Slot time; 0 = one slot per call that watches the chain."
+    ),
+]
+DataOpt = Annotated[
+    Path | None,
+    typer.Option("--data", help="Folder to keep chain and registry in across restarts."),
+]
+FreshOpt = Annotated[
+    bool, typer.Option("--fresh", help="A throwaway chain in memory, not the profile's kept one.")
+]
+SeedAgentsOpt = Annotated[int, typer.Option("--seed-agents", min=0, help="Agents to add at start.")]
+FaultOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fault", help="A fault at start: drop_rate=0.3, latency_ms=200, fail_next=ENDPOINT:N ..."
+    ),
+]
+ServedProfileOpt = Annotated[
+    str,
+    typer.Option(
+        "--profile",
+        help="The sandbox profile whose chain is served (its address, slot time and kept "
+        "chain: what its launches ran on, their pages included).",
+    ),
+]
+
+
 @app.command()
 def serve(
-    host: Annotated[
-        str | None, typer.Option(help="Address to listen on (default: the profile's).")
-    ] = None,
-    port: Annotated[
-        int | None,
-        typer.Option(help="API and JSON-RPC port; PubSub is on port + 1 (default: the profile's)."),
-    ] = None,
-    slot_ms: Annotated[
-        int | None,
-        typer.Option(
-            "--slot-ms", min=0, help="Slot time; 0 = one slot per call that watches the chain."
-        ),
-    ] = None,
-    data: Annotated[
-        Path | None,
-        typer.Option("--data", help="Folder to keep chain and registry in across restarts."),
-    ] = None,
-    fresh: Annotated[
-        bool,
-        typer.Option("--fresh", help="A throwaway chain in memory, not the profile's kept one."),
-    ] = False,
-    seed_agents: Annotated[
-        int, typer.Option("--seed-agents", min=0, help="Agents to add at start.")
-    ] = 0,
-    fault: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--fault",
-            help="A fault at start: drop_rate=0.3, latency_ms=200, fail_next=ENDPOINT:N ...",
-        ),
-    ] = None,
-    profile: Annotated[
-        str,
-        typer.Option(
-            "--profile",
-            help="The sandbox profile whose chain is served (its address, slot time and kept "
-            "chain: what its launches ran on, their pages included).",
-        ),
-    ] = "sandbox",
+    host: HostOpt = None,
+    port: PortOpt = None,
+    slot_ms: SlotMsOpt = None,
+    data: DataOpt = None,
+    fresh: FreshOpt = False,
+    seed_agents: SeedAgentsOpt = 0,
+    fault: FaultOpt = None,
+    profile: ServedProfileOpt = "sandbox",
 ) -> None:
     """Serve the /v1 API, JSON-RPC and PubSub on loopback until interrupted: the profile's
     kept chain (what `launch` ran on), or --fresh, or --data DIR."""
