@@ -19,7 +19,6 @@ import subprocess
 import pytest
 
 import launchops.web as web
-from launchops.journal.store import Journal
 from launchops.library import batch
 from tests.support.crash import MOMENTS
 from tests.support.pipeline import (
@@ -27,6 +26,7 @@ from tests.support.pipeline import (
     profile_env,
     profile_for,
     set_faults,
+    state_in_journal,
     stats,
     write_launch,
 )
@@ -34,18 +34,6 @@ from tests.support.pipeline import (
 
 def run(env: dict[str, str], *args: str, kill: str | None = None) -> subprocess.CompletedProcess:
     return launchops(env, *args, kill=kill, timeout=300)
-
-
-def state_of(journal_url: str, key: str) -> str:
-    async def read() -> str:
-        journal = await Journal.open(journal_url)
-        try:
-            record = await journal.get(key)
-        finally:
-            await journal.close()
-        return record.state if record else "(none)"
-
-    return asyncio.run(read())
 
 
 def _slug(name: str) -> str:
@@ -70,7 +58,7 @@ def test_sigkill_at_every_step_boundary_and_inside_every_step(
         f"{moment.name}: the kill point was never reached "
         f"(exit {killed.returncode}): {killed.stderr[-1500:]}"
     )
-    at_kill = state_of(journal_url, key)
+    at_kill = state_in_journal(journal_url, key)
     again = run(env, "launch", str(path), "--json")
     assert again.returncode == 0, f"{moment.name}: rerun failed: {again.stderr[-2000:]}"
     result = json.loads(again.stdout)

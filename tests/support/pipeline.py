@@ -188,6 +188,23 @@ def stats(sandbox: Any) -> dict[str, Any]:
     return web.get(f"{sandbox.url}/_sandbox/stats").json()
 
 
+def state_in_journal(journal_url: str, key: str) -> str:
+    """The launch's state as its journal holds it ("(none)" before it has a row)."""
+    import asyncio
+
+    from launchops.journal.store import Journal
+
+    async def read() -> str:
+        journal = await Journal.open(journal_url)
+        try:
+            record = await journal.get(key)
+        finally:
+            await journal.close()
+        return record.state if record else "(none)"
+
+    return asyncio.run(read())
+
+
 def set_faults(sandbox: Any, **faults: Any) -> None:
     answer = web.put(f"{sandbox.url}/_sandbox/faults", json=faults)
     assert answer.status_code == 200, answer.text
