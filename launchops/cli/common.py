@@ -284,10 +284,6 @@ def quiet_prefect() -> None:
     # The temporary server's first start, migrations included, takes longer than Prefect's
     # 20 s on a busy two-core machine.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    if os.environ.get("PREFECT_API_URL", "http://").startswith("http://"):
-        # No TLS to a temporary or http:// server: Prefect's clients need not load the CA
-        # bundle (~25 ms each, two a flow run). An https:// API keeps its verification.
-        os.environ.setdefault("PREFECT_API_TLS_INSECURE_SKIP_VERIFY", "true")
 
 
 def drive(
