@@ -11,7 +11,8 @@ How: a `sitecustomize` module first on PYTHONPATH (in the rows' folder), which e
 Python process started with that environment imports; at exit, or on a SIGTERM that the
 process does not handle itself, it writes one JSON row. A process killed with SIGKILL
 (the crash matrices' killed runs) writes none, so the sum is a little short of the
-whole. Run by hand, never by CI.
+whole. A `sitecustomize` the environment already has still runs: this one runs it after
+its own. Run by hand, never by CI.
 """
 
 from __future__ import annotations
@@ -52,10 +53,22 @@ def _on_term(signum, frame):
     _os.kill(_os.getpid(), _signal.SIGTERM)
 
 
+def _chain():
+    """Run the sitecustomize this one hides (the environment's own), if there is one."""
+    import importlib.machinery as _machinery, importlib.util as _util
+
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    rest = [p for p in _sys.path if _os.path.abspath(p or ".") != here]
+    spec = _machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is not None and spec.loader is not None:
+        spec.loader.exec_module(_util.module_from_spec(spec))
+
+
 if _os.environ.get("PROCESS_CPU_DIR"):
     _atexit.register(_record)
     if _signal.getsignal(_signal.SIGTERM) == _signal.SIG_DFL:
         _signal.signal(_signal.SIGTERM, _on_term)
+_chain()
 '''
 
 # (what a command line holds, the kind it is): the first that matches.
