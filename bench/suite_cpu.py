@@ -3,6 +3,7 @@ processes it started and waited for), summed by module.
 
     python -m pytest -p bench.suite_cpu          # writes .suite-cpu/<pid>.jsonl, one a process
     python bench/suite_cpu.py [--top 30]         # the modules, most CPU first
+    python bench/suite_cpu.py --marker prefect   # the tests with the marker, and the rest
 
 The suite is bound by the CPU on two cores, so CPU seconds, not wall seconds, say what a
 change saves. A process that outlives its test (a module's Prefect server) is counted
@@ -43,6 +44,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         "wall": time.monotonic() - started,
         "own": own_after - own,
         "children": reaped_after - reaped,
+        "markers": sorted({mark.name for mark in item.iter_markers()}),
     }
     OUT.mkdir(exist_ok=True)
     with (OUT / f"{os.getpid()}.jsonl").open("a") as out:
@@ -59,15 +61,29 @@ def by_module(rows: list[dict[str, Any]]) -> list[tuple[str, dict[str, float]]]:
     return sorted(modules.items(), key=lambda kv: -(kv[1]["own"] + kv[1]["children"]))
 
 
+def by_marker(rows: list[dict[str, Any]], marker: str) -> None:
+    """The tests with `marker` and the others: how many, their wall and their CPU summed
+    (the wall summed over four processes is the least the run can take)."""
+    print(f"{'tests':>5} {'wall s':>7} {'CPU s':>7}  marked {marker!r}")
+    for marked in (True, False):
+        part = [row for row in rows if (marker in row.get("markers", ())) is marked]
+        wall = sum(row["wall"] for row in part)
+        cpu = sum(row["own"] + row["children"] for row in part)
+        print(f"{len(part):5d} {wall:7.0f} {cpu:7.0f}  {'yes' if marked else 'no'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--marker", help="split the tests by this marker instead")
     args = parser.parse_args()
     rows = [json.loads(line) for path in OUT.glob("*.jsonl") for line in path.open()]
     if not rows:
         raise SystemExit(f"no rows in {OUT}/: run python -m pytest -p bench.suite_cpu first")
     total = sum(row["own"] + row["children"] for row in rows)
     print(f"{len(rows)} tests, {total:.0f} s of CPU")
+    if args.marker:
+        return by_marker(rows, args.marker)
     print(f"{'CPU s':>7} {'own':>6} {'children':>8} {'wall s':>7} {'tests':>5}  module")
     for name, m in by_module(rows)[: args.top]:
         cpu = m["own"] + m["children"]
