@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 
 import yaml
 
@@ -102,12 +103,20 @@ def test_the_test_command_is_what_ci_runs():
     assert 'pip install --quiet -e ".[dev]"' in ci and "npm ci" in ci
     assert re.search(r"^python -m pytest\b", ci, re.M)
     [development] = docs.blocks(docs.section("Development"), "bash")
+    halves = []
     for line in development.splitlines():
         command = line.partition("  #")[0].strip()
         if command.startswith("ruff"):
             assert all(part.strip() in ci for part in command.split("&&")), command
+        elif command.startswith("python -m pytest -m "):
+            halves.append(shlex.split(command)[-1])
         elif command:
             assert command in test_command, command
+    # The two halves are the whole suite split by the `prefect` marker CI selects on.
+    assert halves == ["not prefect", "prefect"], halves
+    assert re.search(r"^\S*python -m pytest .*-m prefect\b", ci, re.M)
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert any(m.startswith("prefect:") for m in markers["ini_options"]["markers"])
 
 
 def test_the_first_launch_runs_as_written(tmp_path, prefect_env):
