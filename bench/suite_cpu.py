@@ -5,9 +5,10 @@ processes it started and waited for), summed by module.
     python bench/suite_cpu.py [--top 30]         # the modules, most CPU first
     python bench/suite_cpu.py --marker prefect   # the tests with the marker, and the rest
 
-The suite is bound by the CPU on two cores, so CPU seconds, not wall seconds, say what a
-change saves. A process that outlives its test (a module's Prefect server) is counted
-when it is reaped: in the test that tears its fixture down.
+The suite is bound by its CPU on two cores, so CPU seconds, not wall seconds, say what a
+change saves of it; and by the Prefect tests' waits, which `--marker prefect` shows. A
+process that outlives its test (a module's Prefect server) is counted when it is reaped:
+in the test that tears its fixture down.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def by_module(rows: list[dict[str, Any]]) -> list[tuple[str, dict[str, float]]]:
 
 def by_marker(rows: list[dict[str, Any]], marker: str) -> None:
     """The tests with `marker` and the others: how many, their wall and their CPU summed
-    (the wall summed over four processes is the least the run can take)."""
+    (a part's wall summed, over the four processes, is the least that part can take)."""
     print(f"{'tests':>5} {'wall s':>7} {'CPU s':>7}  marked {marker!r}")
     for marked in (True, False):
         part = [row for row in rows if (marker in row.get("markers", ())) is marked]
