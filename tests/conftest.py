@@ -54,7 +54,16 @@ def prefect_env(prefect_server) -> dict[str, str]:
 
 
 PREFECT_FIXTURES = {"prefect_server", "prefect_env"}
-PREFECT_MODULES = ("tests/workers/", "test_deploy", "test_serve_schedules", "test_fenced_workers")
+# Modules whose tests start Prefect without the fixtures (a server of their own; their
+# commands' flows): `python bench/process_cpu.py --prefect-tests -- python -m pytest -m
+# "not prefect"` lists any test that runs Prefect and is not marked.
+PREFECT_MODULES = (
+    "tests/workers/",
+    "test_deploy",
+    "test_serve_schedules",
+    "test_fenced_workers",
+    "test_alerts_outage",
+)
 
 
 # The longest runs, handed out first so that none is left to run alone at the end: the
@@ -83,14 +92,15 @@ def _first(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark `prefect` every test that runs Prefect: one asking for the Prefect server, one
-    named for Prefect, one of the modules of deployments and workers (`-m prefect`, which
-    selects after this); and put the longest first (the order within each part kept)."""
+    named for Prefect (a case named `--no-prefect` is not), one of the modules of
+    deployments and workers (`-m prefect`, which selects after this); and put the longest
+    first (the order within each part kept)."""
     items.sort(key=lambda item: not _first(item))
     for item in items:
         where = item.nodeid.split("::")[0]
         if (
             PREFECT_FIXTURES & set(getattr(item, "fixturenames", ()))
-            or "prefect" in item.nodeid.lower()
+            or "prefect" in item.nodeid.lower().replace("no-prefect", "")
             or any(module in where for module in PREFECT_MODULES)
         ):
             item.add_marker(pytest.mark.prefect)
