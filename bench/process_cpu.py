@@ -4,6 +4,7 @@ CPU time and command line when it exits, and the rows are summed by kind.
 
     python bench/process_cpu.py -- python -m pytest -p no:cacheprovider   # run, then sum
     python bench/process_cpu.py --rows .process-cpu [--top 40] [--json]    # sum again
+    python bench/process_cpu.py --prefect-tests -- python -m pytest -m "not prefect"
 
 `bench/suite_cpu.py` says which tests cost the most; this says which processes: whether
 the CPU is in the tests' own processes, in Prefect servers, or in the commands they run.
@@ -11,8 +12,11 @@ How: a `sitecustomize` module first on PYTHONPATH (in the rows' folder), which e
 Python process started with that environment imports; at exit, or on a SIGTERM that the
 process does not handle itself, it writes one JSON row. A process killed with SIGKILL
 (the crash matrices' killed runs) writes none, so the sum is a little short of the
-whole. A `sitecustomize` the environment already has still runs: this one runs it after
-its own. Run by hand, never by CI.
+whole. `--prefect-tests` lists instead the tests whose processes served Prefect's API or
+ran a flow (each row names the test it ran for): under `-m "not prefect"`, a test listed
+is one the `prefect` marker (tests/conftest.py) misses. A `sitecustomize` the
+environment already has still runs: this one runs it after its own. Run by hand, never
+by CI.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ def _record():
         "argv": _sys.argv[:8],
         "cpu": usage.ru_utime + usage.ru_stime,
         "pytest": "_pytest.main" in _sys.modules,
+        # The test it ran for (pytest sets this in the environment its children inherit),
+        # and whether it served Prefect's API or ran a flow.
+        "test": _os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0] or None,
+        "prefect": "prefect.server.api.server" in _sys.modules
+        or "prefect.flow_engine" in _sys.modules,
     }
     path = _os.path.join(_os.environ["PROCESS_CPU_DIR"], f"{_os.getpid()}.json")
     try:
@@ -108,6 +117,12 @@ def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"kind": name, **entry} for name, entry in ordered]
 
 
+def prefect_tests(rows: list[dict[str, Any]]) -> list[str]:
+    """The tests whose child processes served Prefect's API or ran a Prefect flow: run
+    under `-m "not prefect"`, any test listed is one the `prefect` marker misses."""
+    return sorted({row["test"] for row in rows if row.get("prefect") and row.get("test")})
+
+
 def read(folder: Path) -> list[dict[str, Any]]:
     rows = []
     for path in folder.glob("*.json"):
@@ -132,10 +147,20 @@ def main() -> None:
     parser.add_argument("--rows", type=Path, default=Path(".process-cpu"))
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--prefect-tests",
+        action="store_true",
+        help="list the tests whose processes served Prefect or ran a flow, not the sums",
+    )
     parser.add_argument("command", nargs="*", help="the command to run (after --)")
     args = parser.parse_args()
     code = run(args.rows, args.command) if args.command else 0
-    kinds = summary(read(args.rows))
+    rows = read(args.rows)
+    if args.prefect_tests:
+        found = prefect_tests(rows)
+        print(json.dumps(found, indent=2) if args.json else "\n".join(found))
+        sys.exit(code)
+    kinds = summary(rows)
     if args.json:
         print(json.dumps(kinds, indent=2))
     else:
