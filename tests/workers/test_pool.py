@@ -392,11 +392,14 @@ def test_a_cron_batch_and_a_one_off_schedule_fire_with_nobody_acting(pool):
     """One folder as both --batch and --launches, as README's step 2: the cron batch
     launches the plain files and leaves the scheduled one to its own deployment, which
     launches it at its time."""
+    # Both times leave `deploy` room to start on a loaded machine (in CI it once checked the
+    # one-off 7 s after this line, past the 5 s it was given): the cron's minute at least
+    # 45 s ahead, the one-off 30 s past the lead that deploy asks for.
     now = datetime.now(UTC)
-    fire = (now + timedelta(seconds=20)).replace(second=0, microsecond=0) + timedelta(minutes=1)
+    fire = (now + timedelta(seconds=45)).replace(second=0, microsecond=0) + timedelta(minutes=1)
     folder = pool.folder("cron", 2)
     once = launch_document(key="once")
-    once_at = (now + timedelta(seconds=DEPLOY_LEAD_SECONDS + 5)).replace(microsecond=0)
+    once_at = (now + timedelta(seconds=DEPLOY_LEAD_SECONDS + 30)).replace(microsecond=0)
     once["schedule"] = f"{once_at:%Y-%m-%dT%H:%M:%SZ}"
     (folder / "once.yaml").write_text(dump_yaml(once))
     cron = f"{fire.minute} {fire.hour} * * *"
