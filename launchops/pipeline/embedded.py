@@ -110,6 +110,14 @@ def _port_taken(rpc_url: str, host: str, port: int) -> str:
     )
 
 
+async def _balance_or_zero(rpc: ChainRpc, key: Pubkey) -> int:
+    """`key`'s balance, or 0 when the read gave up (the faucet's loop reads again)."""
+    try:
+        return await rpc.balance(key)
+    except RpcUnavailable:
+        return 0
+
+
 async def fund_from_faucet(
     rpc: ChainRpc, key: Pubkey, progress: Progress, within: float = FAUCET_SECONDS
 ) -> None:
@@ -121,7 +129,11 @@ async def fund_from_faucet(
     signature = await rpc.airdrop(key, SANDBOX_FUNDING)
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        [landing] = await rpc.statuses([signature])
+        try:
+            [landing] = await rpc.statuses([signature])
+        except RpcUnavailable:  # one read given up: the next may answer, up to the deadline
+            await asyncio.sleep(0.1)
+            continue
         confirmed = landing is not None and landing.reached("confirmed")
         # A failure counts only once confirmed: a minority fork's node may show one at
         # `processed` that the cluster never saw (launchops.chain.fate).
@@ -131,7 +143,7 @@ async def fund_from_faucet(
                 f"on chain ({landing.err}); restart the sandbox (launchops sandbox serve)"
             )
         # A node whose status reads lag still shows the funds: the balance is read too.
-        if confirmed or await rpc.balance(key) >= SANDBOX_FUNDING // 10:
+        if confirmed or await _balance_or_zero(rpc, key) >= SANDBOX_FUNDING // 10:
             progress("", "sandbox", f"funded {key} with {SANDBOX_FUNDING // 10**9} SOL by airdrop")
             return
         await asyncio.sleep(0.1)
