@@ -34,12 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from launchops.sandbox.process import serving  # noqa: E402
 from tests.support.pipeline import dump_yaml, launch_document  # noqa: E402
-from tests.support.prefect_pool import (  # noqa: E402
-    PrefectServer,
-    Worker,
-    database,
-    descendants,
-)
+from tests.support.postgres import database  # noqa: E402
+from tests.support.prefect_pool import PrefectServer, Worker, descendants  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
