@@ -33,6 +33,7 @@ from tests.support.prefect_pool import batch_report, flow_run_id, stop
 # (migrations) on a loaded two-core machine. The run must then come within the deadline.
 LEAD_SECONDS = 40
 DEADLINE_SECONDS = 180
+BATCH = "batch/batch-sandbox"
 
 
 def _wait_for(what: str, test, deadline: float, log: Path) -> None:
@@ -41,6 +42,12 @@ def _wait_for(what: str, test, deadline: float, log: Path) -> None:
             return
         time.sleep(1.0)
     raise AssertionError(f"{what} did not happen in time; deploy printed:\n{log.read_text()}")
+
+
+def _deployed(api: str, name: str) -> bool:
+    with suppress(httpx.TransportError):
+        return web.get(f"{api}/deployments/name/{name}", timeout=5.0).status_code == 200
+    return False
 
 
 def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_factory):
@@ -72,6 +79,9 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
             "the server's start", lambda: "Prefect server at" in log.read_text(), deadline, log
         )
         [api] = re.findall(r"Prefect server at (\S+)", log.read_text())
+        # The server answers before serving has made its deployments (Prefect prints its
+        # table of them once made): a run asked for sooner finds no deployment.
+        _wait_for("the batch's deployment", lambda: _deployed(api, BATCH), deadline, log)
         _run_the_batch_by_hand(env, api, tmp_path / "home", when, sandbox)
         journal = profile_for(sandbox, tmp_path / "home").journal
         # Registered at the service, and journaled so: a Ctrl-C between the two leaves the
@@ -103,7 +113,7 @@ def _run_the_batch_by_hand(
     same folder: the scheduled file is left to its own deployment, nothing of it created."""
     ran = launchops(
         {**env, "PREFECT_API_URL": api},
-        *("deployment", "run", "batch/batch-sandbox", "--watch"),
+        *("deployment", "run", BATCH, "--watch"),
         module="prefect",
         timeout=DEADLINE_SECONDS,
     )
