@@ -47,6 +47,26 @@ def test_help_imports_no_prefect_fastapi_or_solana():
     assert "agents" in out and "tokens" in out
 
 
+def test_the_journal_loads_sqlalchemy_core_not_its_orm(tmp_path):
+    """Every command that opens the journal pays for what it imports: its tables are
+    Core tables, and the ORM (a third of SQLAlchemy's import) stays out."""
+    code = (
+        "import asyncio, sys\n"
+        "import launchops.journal.outbox, launchops.journal.watched\n"
+        "from launchops.journal.store import Journal\n"
+        "async def main():\n"
+        f"    journal = await Journal.open('sqlite:///{tmp_path / 'journal.db'}')\n"
+        "    await journal.close()\n"
+        "asyncio.run(main())\n"
+        "print('ORM=' + str('sqlalchemy.orm' in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "ORM=False" in out
+    assert (tmp_path / "journal.db").exists()
+
+
 def test_agents_list_table_and_json(service):
     service.script(
         "GET",

@@ -15,12 +15,12 @@ from typing import Any
 from sqlalchemy import Connection, insert
 
 from launchops.journal.records import StateChange
-from launchops.journal.tables import AlertRow
+from launchops.journal.tables import alerts
 from launchops.states import NEEDS_A_PERSON, Kind, LaunchState
 
+ALERTS = alerts  # the outbox's table
 ALERT_STATES = NEEDS_A_PERSON | {LaunchState.REGISTER_FAILED}
 EVENT_PREFIX = "launchops.launch"  # events are `launchops.launch.<state>`
-ALERTS = AlertRow.__table__
 _NAMESPACE = uuid.UUID("6f0c3c1e-5a8b-4f2e-9d6a-1c2b3a4d5e6f")  # launchops' alert ids
 
 

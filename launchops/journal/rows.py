@@ -26,7 +26,7 @@ from launchops.journal.records import (
     Spent,
     StateChange,
 )
-from launchops.journal.tables import Base, attempts, events, launches
+from launchops.journal.tables import attempts, events, launches, metadata
 from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, transition
 
 
@@ -94,7 +94,7 @@ def _create(engine: Engine) -> None:
         if engine.dialect.name == "postgresql":
             # Workers starting together would race CREATE TABLE; one at a time.
             conn.execute(text("select pg_advisory_xact_lock(8004202611)"))
-        Base.metadata.create_all(conn)
+        metadata.create_all(conn)
         columns = {c["name"] for c in inspect(conn).get_columns("launches")}
         for column, added in ADDED_COLUMNS.items():
             if column not in columns:  # a journal made before the column was

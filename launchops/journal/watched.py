@@ -6,30 +6,25 @@ them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
-from sqlalchemy import DateTime, String, insert, select, update
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import Column, DateTime, String, Table, insert, select, update
 
 from launchops.journal.rows import now
 from launchops.journal.store import Journal
-from launchops.journal.tables import Base
+from launchops.journal.tables import metadata
 
 SETTLED = frozenset({"graduated", "ended"})  # a launch is watched until one of these
 
-
-class WatchedRow(Base):
-    __tablename__ = "launch_statuses"
-
-    key: Mapped[str] = mapped_column(String(80), primary_key=True)
-    genesis: Mapped[str] = mapped_column(String(64))
-    network: Mapped[str] = mapped_column(String(32))
-    status: Mapped[str] = mapped_column(String(16))
-    announced: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-W = WatchedRow.__table__
+W = Table(
+    "launch_statuses",
+    metadata,
+    Column("key", String(80), primary_key=True),
+    Column("genesis", String(64), nullable=False),
+    Column("network", String(32), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("announced", String(16), nullable=True),
+    Column("seen_at", DateTime(timezone=True), nullable=False),
+)
 
 
 @dataclass(frozen=True)
