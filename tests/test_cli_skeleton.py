@@ -4,15 +4,14 @@ and a `--help` that imports nothing heavy."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 
 import pytest
 from typer.testing import CliRunner
 
 from launchops.cli import app
 from tests.api import examples as ex
-from tests.support.pipeline import quick_waits
+from tests.support.pipeline import quick_waits, run_python
 from tests.support.scripted import Answer, served
 
 runner = CliRunner(env={"COLUMNS": "250"})
@@ -40,9 +39,7 @@ def test_help_imports_no_prefect_fastapi_or_solana():
         "heavy = [m for m in names if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = run_python(code, dict(os.environ))
     assert "HEAVY=\n" in out
     assert "agents" in out and "tokens" in out
 
@@ -60,9 +57,7 @@ def test_the_journal_loads_sqlalchemy_core_not_its_orm(tmp_path):
         "asyncio.run(main())\n"
         "print('ORM=' + str('sqlalchemy.orm' in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = run_python(code, dict(os.environ))
     assert "ORM=False" in out
     assert (tmp_path / "journal.db").exists()
 
