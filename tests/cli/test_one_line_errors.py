@@ -7,6 +7,7 @@ tests/cli/test_temporary_server.py's)."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -93,3 +94,20 @@ def test_a_key_file_others_can_read_is_one_warning_line(on_server, tmp_path):
     ], result.stderr
     assert "KeypairPermissionWarning" not in result.stderr and "load_keypair" not in result.stderr
     assert str(keypair) not in result.stderr + result.stdout
+
+
+def test_a_base_url_without_its_api_says_so(env, tmp_path):
+    """A 404 from create, which the contract never answers with it: the error names the
+    base URL to fix, not only "Not found"."""
+    sandbox, environment = env
+    base = sandbox.base_url.removesuffix("/v1")  # the service's root, not its API
+    environment = {**environment, "LAUNCHOPS_BASE_URL": base}
+    launch = str(write_launch(tmp_path))
+    result = launchops(environment, "launch", launch, "--no-prefect", "--json")
+    assert result.returncode == 1, result.stderr[-3000:]
+    _no_traceback(result.stderr)
+    error = json.loads(result.stdout)["error"]
+    assert error == (
+        f"404 Not found: no POST /launches/create under {base}; is the base URL right? "
+        "(the API's ends in /v1: --base-url, LAUNCHOPS_BASE_URL or the profile's base_url)"
+    ), error

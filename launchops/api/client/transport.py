@@ -15,6 +15,7 @@ from solders.pubkey import Pubkey
 
 from launchops.api.cards import CardCache, MemoryCardCache
 from launchops.api.errors import (
+    APIStatusError,
     InvalidInputError,
     NetworkError,
     RequestTimeoutError,
@@ -28,6 +29,8 @@ from launchops.version import __version__
 from launchops.web import verify_for
 
 USER_AGENT = f"launchops/{__version__} (python-httpx)"
+# The contract gives create and register no 404: one means the base URL leads elsewhere.
+NEVER_NOT_FOUND = frozenset({"launches/create", "launches/register"})
 M = TypeVar("M", bound=pydantic.BaseModel)
 Address = Pubkey | str
 
@@ -145,6 +148,8 @@ class Transport:
             ) from exc
         if response.status_code >= 400:
             error = error_from_response(response)
+            if response.status_code == 404 and path in NEVER_NOT_FOUND:
+                error = no_such_endpoint(error, self.base_url, path)
             if not error.transient:
                 self.outage.answered()  # a refusal is an answer: the service is there
             raise error
@@ -152,6 +157,15 @@ class Transport:
             json_body(response)  # not the service's JSON (a CDN's page): NotJsonError, retried
         self.outage.answered()
         return response
+
+
+def no_such_endpoint(error: APIStatusError, base_url: str, path: str) -> APIStatusError:
+    """A 404 where the contract has none, saying what to fix: the base URL."""
+    text = (
+        f"{error.error}: no {error.method} /{path} under {base_url}; is the base URL right? "
+        "(the API's ends in /v1: --base-url, LAUNCHOPS_BASE_URL or the profile's base_url)"
+    )
+    return type(error)(error.status, text, body=error.body, method=error.method, url=error.url)
 
 
 def validated(model: type[M], **values: Any) -> M:
