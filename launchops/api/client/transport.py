@@ -165,7 +165,8 @@ def no_such_endpoint(error: APIStatusError, base_url: str, path: str) -> APIStat
         f"{error.error}: no {error.method} /{path} under {base_url}; is the base URL right? "
         "(the API's ends in /v1: --base-url, LAUNCHOPS_BASE_URL or the profile's base_url)"
     )
-    return type(error)(error.status, text, body=error.body, method=error.method, url=error.url)
+    where = {"method": error.method, "url": error.url}
+    return type(error)(error.status, text, details=error.details, body=error.body, **where)
 
 
 def validated(model: type[M], **values: Any) -> M:
