@@ -12,6 +12,33 @@ pytest_plugins = [
 ]
 
 
+# websockets' modules that draw from `random` (`grep -rl "^import random"` in its package).
+WEBSOCKETS_DRAWING = (
+    "asyncio.connection",
+    "sync.connection",
+    "client",
+    "legacy.protocol",
+    "legacy.client",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """websockets draws its keepalive pings' payloads (and its reconnect backoff) from the
+    `random` module, on the background threads of the in-process sandboxes' PubSub and of
+    Prefect's events client. Hypothesis seeds that module for every example and warns ("Do
+    not use the `random` module inside strategies") when a ping moves it mid-draw: those
+    draws get a generator of their own here."""
+    import importlib
+    import random
+    import warnings
+
+    own = random.Random()
+    with warnings.catch_warnings():  # websockets.legacy is deprecated, still used by some
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for name in WEBSOCKETS_DRAWING:
+            importlib.import_module(f"websockets.{name}").random = own  # type: ignore[attr-defined]
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A fresh database on the machine's PostgreSQL for this session, dropped after it

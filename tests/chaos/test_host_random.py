@@ -88,3 +88,26 @@ async def test_clients_and_ports_seeded_alike_still_draw_apart():
         random.seed(42)
         ports.add(free_port())
     assert len(ids) == 2 and len(ports) == 2, (ids, ports)
+
+
+def test_websockets_pings_draw_nothing_from_the_random_module(sandbox, monkeypatch):
+    """websockets' keepalive pings, on the suite's background threads, draw from a
+    generator of their own (`tests/conftest.py:pytest_configure`): Hypothesis seeds the
+    module for every example and warns when a ping moves it mid-draw."""
+    import time
+
+    from websockets.sync.client import connect
+
+    drawn: list[str] = []
+    for name in DRAWS:
+        draw = getattr(random, name)
+
+        def watched(*args, _draw=draw, _name=name, **kwargs):
+            drawn.append(f"{_name} on {threading.current_thread().name}")
+            return _draw(*args, **kwargs)
+
+        monkeypatch.setattr(random, name, watched)
+    with connect(sandbox.ws_url, ping_interval=0.05, ping_timeout=5) as socket:
+        time.sleep(0.5)  # about ten pings
+        socket.ping().wait(5)
+    assert drawn == []
