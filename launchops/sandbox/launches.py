@@ -211,52 +211,69 @@ def verify_on_chain(
     account = chain.account(genesis)
     if account is None or account.owner != p.GENESIS_PROGRAM:
         raise LaunchRejected("Genesis account not found on-chain")
-    problems: list[ErrorDetail] = []
-
-    def mismatch(path: str, message: str) -> None:
-        problems.append(ErrorDetail(path=path.split("."), message=message))
-
     mint_account = chain.account(mint)
     if mint_account is None or mint_account.owner != p.TOKEN_2022_PROGRAM:
         raise LaunchRejected(
             "On-chain state does not match the launch",
             [ErrorDetail(path=["mint"], message="mint account not found")],
         )
-    state = p.read_mint(bytes(mint_account.data))
-    total = config.supply * 10**config.decimals
-    if state.decimals != config.decimals:
-        mismatch(
-            "launch.decimals", f"mint has {state.decimals} decimals, launch says {config.decimals}"
-        )
-    if state.supply != total:
-        mismatch("launch.supply", f"mint supply is {state.supply} base units, expected {total}")
-    if config.finalize and state.mint_authority is not None:
-        mismatch("mint.mintAuthority", "a finalized launch's mint authority must be revoked")
-    if state.freeze_authority is not None:
-        mismatch("mint.freezeAuthority", "the mint must have no freeze authority")
-    for field, want in (("name", config.name), ("symbol", config.symbol), ("uri", config.image)):
-        got = getattr(state, field)
-        if got != want:
-            mismatch(
-                f"launch.{'image' if field == 'uri' else field}",
-                f"on-chain metadata {field} is {got!r}, expected {want!r}",
-            )
-    for bucket in plan_buckets(config, genesis, mint):
-        found = chain.account(bucket.account)
-        where = f"allocations.{bucket.name}"
-        if found is None:
-            mismatch(where, f"bucket account {bucket.account} not found")
-            continue
-        token = p.read_token_account(bytes(found.data))
-        if token.mint != mint or token.owner != bucket.owner:
-            mismatch(where, "bucket account belongs to another mint or owner")
-        elif token.amount != bucket.amount and not (traded and bucket.kind == "bondingCurveV2"):
-            mismatch(where, f"bucket holds {token.amount} base units, expected {bucket.amount}")
+    problems = _mint_mismatches(p.read_mint(bytes(mint_account.data)), config)
+    problems += _bucket_mismatches(chain, config, genesis, mint, traded)
     buy = bonding.first_buy(config, genesis, mint)
     if buy is not None and not traded:  # swaps since moved the curve's balances
         problems += bonding.mismatches(buy, lambda key: _token_amount(chain, key))
     if problems:
         raise LaunchRejected("On-chain state does not match the launch", problems)
+
+
+def _mismatch(path: str, message: str) -> ErrorDetail:
+    return ErrorDetail(path=path.split("."), message=message)
+
+
+def _mint_mismatches(state: p.MintState, config: LaunchConfig) -> list[ErrorDetail]:
+    """Where the mint (its decimals, supply, authorities, metadata) differs from the launch."""
+    problems = []
+    total = config.supply * 10**config.decimals
+    if state.decimals != config.decimals:
+        said = f"mint has {state.decimals} decimals, launch says {config.decimals}"
+        problems.append(_mismatch("launch.decimals", said))
+    if state.supply != total:
+        said = f"mint supply is {state.supply} base units, expected {total}"
+        problems.append(_mismatch("launch.supply", said))
+    if config.finalize and state.mint_authority is not None:
+        said = "a finalized launch's mint authority must be revoked"
+        problems.append(_mismatch("mint.mintAuthority", said))
+    if state.freeze_authority is not None:
+        problems.append(_mismatch("mint.freezeAuthority", "the mint must have no freeze authority"))
+    for field, want in (("name", config.name), ("symbol", config.symbol), ("uri", config.image)):
+        got = getattr(state, field)
+        if got != want:
+            where = f"launch.{'image' if field == 'uri' else field}"
+            problems.append(
+                _mismatch(where, f"on-chain metadata {field} is {got!r}, expected {want!r}")
+            )
+    return problems
+
+
+def _bucket_mismatches(
+    chain: Chain, config: LaunchConfig, genesis: Pubkey, mint: Pubkey, traded: bool
+) -> list[ErrorDetail]:
+    """Where a bucket's token account is missing, another's, or holds the wrong amount (a
+    traded curve's balance has moved on purpose)."""
+    problems = []
+    for bucket in plan_buckets(config, genesis, mint):
+        found = chain.account(bucket.account)
+        where = f"allocations.{bucket.name}"
+        if found is None:
+            problems.append(_mismatch(where, f"bucket account {bucket.account} not found"))
+            continue
+        token = p.read_token_account(bytes(found.data))
+        if token.mint != mint or token.owner != bucket.owner:
+            problems.append(_mismatch(where, "bucket account belongs to another mint or owner"))
+        elif token.amount != bucket.amount and not (traded and bucket.kind == "bondingCurveV2"):
+            said = f"bucket holds {token.amount} base units, expected {bucket.amount}"
+            problems.append(_mismatch(where, said))
+    return problems
 
 
 def _token_amount(chain: Chain, key: Pubkey) -> int | None:
