@@ -91,16 +91,8 @@ async def fate(
     seen_landings = [landing for landing in view.landings if landing is not None]
     if any(landing.err is None for landing in seen_landings):
         return Verdict(Fate.ALIVE, expired_at)
-    if accounts:
-        try:
-            found, slot = await rpc.existing(accounts, min_context_slot=expired_at)
-        except RpcUnavailable:  # behind the slot (-32016), or no answer: asked again later
-            return Verdict(Fate.UNKNOWN, expired_at)
-        if any(found):
-            proof = Landing(max(slot or 0, expired_at), "confirmed")
-            return Verdict(Fate.LANDED, expired_at, proof)
-        if slot is None or slot < expired_at:
-            return Verdict(Fate.UNKNOWN, expired_at)
+    if accounts and (made := await _by_accounts(rpc, accounts, expired_at)) is not None:
+        return made
     wanted = stricter(commitment)
     if any(not landing.reached(wanted) for landing in seen_landings):
         return Verdict(Fate.UNKNOWN, expired_at)  # a failure at processed: a fork's, maybe
@@ -111,6 +103,24 @@ async def fate(
     if not accounts and not await _remembers(rpc, last_valid_block_height):
         return Verdict(Fate.UNKNOWN, expired_at)  # "not found" from a node that forgot
     return Verdict(Fate.DEAD, expired_at)
+
+
+async def _by_accounts(
+    rpc: ChainRpc, accounts: Sequence[Pubkey], expired_at: int
+) -> Verdict | None:
+    """LANDED when an account the transactions make exists, read no earlier than the slot
+    the expiry was seen at; UNKNOWN when the node cannot answer for that slot; None when
+    none exists there (the statuses decide)."""
+    try:
+        found, slot = await rpc.existing(accounts, min_context_slot=expired_at)
+    except RpcUnavailable:  # behind the slot (-32016), or no answer: asked again later
+        return Verdict(Fate.UNKNOWN, expired_at)
+    if any(found):
+        proof = Landing(max(slot or 0, expired_at), "confirmed")
+        return Verdict(Fate.LANDED, expired_at, proof)
+    if slot is None or slot < expired_at:
+        return Verdict(Fate.UNKNOWN, expired_at)
+    return None
 
 
 async def _remembers(rpc: ChainRpc, last_valid_block_height: int) -> bool:
