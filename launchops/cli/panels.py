@@ -104,25 +104,35 @@ def print_launch(result: dict[str, Any], written: Path, settings: Profile, again
         grid.add("spent", spent_line(result))
     if result.get("snipedBy"):
         grid.add("sniped", sniped_line(result["snipedBy"]))
-    if result.get("error"):
-        grid.add("error", shorten_addresses(result["error"]))
-    for detail in result.get("errorDetails") or []:
-        for line in _detail_lines(detail):
-            grid.add("", line)
+    _add_error(grid, result)
     step = next_step(result, again)
     if step is not None:
         grid.add("next", step[0])
         grid.add("", step[1], whole=True)
     grid.add("result", show_path(written, room))
-    ok = result["finished"]
-    said = "launched" if ok else result["state"]
-    if ok and result.get("fromJournal"):  # a re-run: nothing was done, the journal reports it
-        said = f"already {result['state']}, from the journal"
-    title = f"{fit(result['key'], out.width - 40)}: {said}"
-    style = "green" if ok else "red"
+    title = f"{fit(result['key'], out.width - 40)}: {_outcome(result)}"
+    style = "green" if result["finished"] else "red"
     out.print(Panel(grid.table, title=title, border_style=style, expand=False), soft_wrap=False)
     for link in filter(None, links):  # whole, below: a link cut short opens nothing
         out.print(f"explorer  {link}", markup=False, highlight=False)
+
+
+def _add_error(grid: _Grid, result: dict[str, Any]) -> None:
+    """The result's error, and a line for each of its details."""
+    if result.get("error"):
+        grid.add("error", shorten_addresses(result["error"]))
+    for detail in result.get("errorDetails") or []:
+        for line in _detail_lines(detail):
+            grid.add("", line)
+
+
+def _outcome(result: dict[str, Any]) -> str:
+    """What the panel's title says happened."""
+    if not result["finished"]:
+        return result["state"]
+    if result.get("fromJournal"):  # a re-run: nothing was done, the journal reports it
+        return f"already {result['state']}, from the journal"
+    return "launched"
 
 
 def print_transfer(result: dict[str, Any]) -> None:
