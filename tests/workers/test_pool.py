@@ -27,73 +27,55 @@ from http.server import HTTPServer
 from pathlib import Path
 from typing import Any
 
-import base58
 import pytest
-from solders.keypair import Keypair
 
 import launchops.web as web
 from launchops.config.schedule import DEPLOY_LEAD_SECONDS
 from launchops.exposure import probe
 from tests.support import docs
 from tests.support.pipeline import dump_yaml, launch_document, launchops, set_faults, stats
-from tests.support.postgres import database, journal_rows
+from tests.support.postgres import database
 from tests.support.prefect_pool import (
     Hook,
     PrefectServer,
     Worker,
     airdrop,
-    batch_report,
-    descendants,
     flow_run_id,
     free_port,
     slowed_until,
     ui_page,
 )
+from tests.support.worker_pool import WorkerPool
 
 # One Prefect server, two workers and a deployment for the whole module, its tests in order.
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("workers-pool")]
 POOL = "launchops-pool"
 AUTH = "launchops:pool-test-auth"  # PREFECT_SERVER_API_AUTH_STRING / PREFECT_API_AUTH_STRING
 API_RATE, RPC_RATE = 4, 8  # low: the batch presses on them, and lasts while a part starts
-ROOT = Path(__file__).resolve().parents[2]
 WORKERS = ("worker-a", "worker-b")
 
 
-class Pool:
-    """The server, the workers, the sandbox and the environment every process shares."""
+class Pool(WorkerPool):
+    """The module's pool: the server asks for auth, the profile's rates are low, a
+    webhook listens."""
 
     def __init__(self, root: Path, sandbox: Any, journal_db: str, server: PrefectServer) -> None:
-        self.root, self.sandbox, self.server = root, sandbox, server
-        self.key = Keypair()
-        self.launch_env = {
-            "LAUNCHOPS_BASE_URL": sandbox.base_url,
-            "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
-            "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-            "LAUNCHOPS_KEYPAIR": "env:LAUNCH_CREATOR_KEY",
-            "LAUNCH_CREATOR_KEY": base58.b58encode(bytes(self.key)).decode(),
-            "LAUNCHOPS_JOURNAL_URL": f"postgresql://postgres@127.0.0.1:5432/{journal_db}",
-            "LAUNCHOPS_API_RATE": str(API_RATE),
-            "LAUNCHOPS_RPC_RATE": str(RPC_RATE),
-            "LAUNCHOPS_CONCURRENCY": "4",
-            "LAUNCHOPS_POLL_SECONDS": "0.05",
-            "LAUNCHOPS_REBROADCAST_SECONDS": "0.5",
-            "LAUNCHOPS_LEASE_SECONDS": "20",
-        }
+        super().__init__(
+            root,
+            sandbox,
+            journal_db,
+            server,
+            LAUNCHOPS_API_RATE=str(API_RATE),
+            LAUNCHOPS_RPC_RATE=str(RPC_RATE),
+            LAUNCHOPS_CONCURRENCY="4",
+            LAUNCHOPS_POLL_SECONDS="0.05",
+            LAUNCHOPS_REBROADCAST_SECONDS="0.5",
+            LAUNCHOPS_LEASE_SECONDS="20",
+        )
         self.deployed: subprocess.CompletedProcess | None = None  # the first deploy --pool
         self.workers = [self._worker(name) for name in WORKERS]
         self.hook = HTTPServer(("127.0.0.1", free_port()), Hook)
         threading.Thread(target=self.hook.serve_forever, daemon=True).start()
-
-    def env(self, name: str, **extra: str) -> dict[str, str]:
-        home = self.root / name
-        return {
-            **os.environ,
-            **self.server.client_env(home / "prefect"),
-            **self.launch_env,
-            "LAUNCHOPS_HOME": str(home / "launchops"),
-            "LAUNCHOPS_WORKER_NAME": name,
-            **extra,
-        }
 
     def _worker(self, name: str) -> Worker:
         env = self.env(
@@ -103,21 +85,6 @@ class Pool:
             PREFECT_LOGGING_LEVEL="INFO",
         )
         return Worker(name, POOL, env, self.root / f"{name}.log")
-
-    def launchops(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return launchops(self.env("operator"), *args, timeout=timeout)
-
-    def prefect(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return launchops(self.env("operator"), *args, timeout=timeout, module="prefect")
-
-    def folder(self, name: str, count: int, **changes: Any) -> Path:
-        folder = self.root / name
-        folder.mkdir(parents=True, exist_ok=True)
-        for index in range(count):
-            key = f"{name}-{index:02d}"
-            document = launch_document(key=key, symbol=f"P{index}", **changes)
-            (folder / f"{key}.yaml").write_text(dump_yaml(document))
-        return folder
 
     def deploy(self, *extra: str) -> subprocess.CompletedProcess:
         """`launchops deploy --pool` for the spread batch's folder (made on first use)."""
@@ -137,9 +104,6 @@ class Pool:
         assert done.returncode == exits, done.stdout[-3000:] + done.stderr[-3000:]
         return flow_run_id(done.stdout)
 
-    def flow_run(self, run_id: str) -> dict[str, Any]:
-        return self.server.api("GET", f"/flow_runs/{run_id}")
-
     def wait_for(self, run_id: str, states: set[str], timeout: float = 240) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
@@ -149,29 +113,10 @@ class Pool:
             assert time.monotonic() < deadline, (run["state_type"], run["state_name"])
             time.sleep(1)
 
-    def worker_running(self, run_id: str, timeout: float = 120) -> Worker:
-        """The worker whose process started the flow run `run_id` (its flow-run process,
-        `infrastructure_pid`, is below that worker's)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            run = self.flow_run(run_id)
-            pid = str(run.get("infrastructure_pid") or "").rsplit(":", 1)[-1]
-            if pid.isdigit():
-                for worker in self.workers:
-                    if int(pid) in descendants(worker.process.pid):
-                        return worker
-            assert time.monotonic() < deadline, (run["state_type"], run.get("infrastructure_pid"))
-            time.sleep(0.2)
-
     def journal(self, key: str) -> dict[str, Any]:
         done = self.launchops("status", key, "--json")
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
-
-    def report(self, run_id: str) -> dict[str, Any]:
-        """The batch report of flow run `run_id`, from whichever worker's home it ran in."""
-        folders = list(self.root.glob("worker-*/launchops/sandbox/reports"))
-        return batch_report(self.server.url, run_id, folders, self.server.headers)
 
     def events(self, prefix: str) -> list[dict[str, Any]]:
         since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
@@ -184,9 +129,7 @@ class Pool:
         return found
 
     def close(self) -> None:
-        for worker in self.workers:  # workers before the server (a worker outliving it hangs)
-            worker.stop()
-        self.server.stop()
+        super().close()
         self.hook.shutdown()
 
 
@@ -292,14 +235,7 @@ def test_deploy_reads_a_key_kept_in_a_secret_block_as_the_readme_says(pool):
 
 
 def _launchops(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "launchops.cli", *args],
-        capture_output=True,
-        text=True,
-        env={**env, "COLUMNS": "200"},
-        timeout=300,
-        cwd=ROOT,
-    )
+    return launchops({**env, "COLUMNS": "200"}, *args, timeout=300)
 
 
 def test_a_batch_spreads_over_both_workers_once_each_within_the_shared_rates(pool, spread):
@@ -438,7 +374,7 @@ def _report_with(pool: Pool, key: str) -> dict[str, Any] | None:
 def _state(pool: Pool, key: str) -> str | None:
     """The launch's state in the shared journal, read there (a poll by `launchops status`
     would start a process every time round)."""
-    rows = _journal(pool, "select state from launches where key = %s", key)
+    rows = pool.rows("select state from launches where key = %s", key)
     return rows[0][0] if rows else None
 
 
@@ -468,9 +404,9 @@ def test_a_worker_killed_mid_launch_leaves_nothing_for_a_person(pool):
     after = stats(pool.sandbox)["launches"]
     for what in ("mintsOnChain", "registered"):
         assert after[what] - before[what] == 10, (what, after)
-    parts = [p for p in _parts(pool, run_id) if p["state_type"] != "CANCELLED"]
+    parts = [p for p in pool.parts(run_id) if p["state_type"] != "CANCELLED"]
     [dead] = parts or [None]
-    assert dead is not None, _parts(pool, run_id)
+    assert dead is not None, pool.parts(run_id)
     # No heartbeat for --crash-after (45 s) after the last one (every 30 s): crashed.
     crashed = pool.wait_for(dead["id"], {"CRASHED", "COMPLETED", "FAILED"}, timeout=240)
     assert crashed["state_type"] == "CRASHED", crashed["state"]
@@ -481,7 +417,7 @@ def _victim_holding_a_launch(pool: Pool, run_id: str) -> Worker:
     """The worker running the batch's part (either worker may have taken the batch's own
     flow run), once it holds a launch."""
     deadline = time.monotonic() + 120
-    while not (parts := _parts(pool, run_id)):
+    while not (parts := pool.parts(run_id)):
         assert time.monotonic() < deadline, "the batch asked for no part"
         time.sleep(0.2)
     victim = pool.worker_running(parts[0]["id"])
@@ -497,16 +433,4 @@ def _worked_by(pool: Pool, prefix: str, worker: str, *, any_state: bool = False)
     taken one at all, `any_state`)."""
     left = "" if any_state else " and state not in ('registered')"
     query = "select key from launches where worker like %s and key like %s" + left
-    return bool(_journal(pool, query, f"{worker}%", f"{prefix}-%"))
-
-
-def _journal(pool: Pool, query: str, *params: str) -> list[tuple[Any, ...]]:
-    """The rows `query` reads from the pool's PostgreSQL journal (none before a run has
-    made its tables)."""
-    return journal_rows(pool.launch_env["LAUNCHOPS_JOURNAL_URL"], query, *params)
-
-
-def _parts(pool: Pool, parent_id: str) -> list[dict[str, Any]]:
-    body = {"flow_runs": {"parent_flow_run_id": {"any_": [parent_id]}}}
-    found = pool.server.api("POST", "/flow_runs/filter", json=body)
-    return [run for run in found if run["id"] != parent_id]
+    return bool(pool.rows(query, f"{worker}%", f"{prefix}-%"))

@@ -15,7 +15,6 @@ journal:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -23,23 +22,20 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import base58
 import pytest
-from solders.keypair import Keypair
 
 from launchops.config.profiles import Profile
-from tests.support.pipeline import dump_yaml, launch_document, launchops, stats
+from tests.support.pipeline import stats
 from tests.support.postgres import database
 from tests.support.prefect_pool import (
     PrefectServer,
     Worker,
     airdrop,
-    batch_report,
-    descendants,
     flow_run_id,
     slowed_until,
 )
 from tests.support.readme_shell import wait_online
+from tests.support.worker_pool import WorkerPool
 
 # One Prefect server and two workers for the whole module, its tests in one process.
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("workers-readme-spread")]
@@ -57,32 +53,10 @@ WORKERS = ("worker-a", "worker-b")
 WORKER_SETTINGS = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30", "PREFECT_WORKER_QUERY_SECONDS": "2"}
 
 
-class ReadmePool:
+class ReadmePool(WorkerPool):
     """The server, two workers as the docs' step 3 starts them, and the operator's side."""
 
-    def __init__(self, root: Path, sandbox: Any, journal_db: str, server: PrefectServer) -> None:
-        self.root, self.sandbox, self.server = root, sandbox, server
-        self.key = Keypair()
-        self.launch_env = {
-            "LAUNCHOPS_BASE_URL": sandbox.base_url,
-            "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
-            "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-            "LAUNCHOPS_KEYPAIR": "env:LAUNCH_CREATOR_KEY",
-            "LAUNCH_CREATOR_KEY": base58.b58encode(bytes(self.key)).decode(),
-            "LAUNCHOPS_JOURNAL_URL": f"postgresql://postgres@127.0.0.1:5432/{journal_db}",
-        }
-        self.workers: list[Worker] = []
-
-    def env(self, name: str, **extra: str) -> dict[str, str]:
-        home = self.root / name
-        return {
-            **os.environ,
-            **self.server.client_env(home / "prefect"),
-            **self.launch_env,
-            "LAUNCHOPS_HOME": str(home / "launchops"),
-            "LAUNCHOPS_WORKER_NAME": name,
-            **extra,
-        }
+    symbol = "R"
 
     def start_workers(self) -> None:
         """As the docs' step 3 starts them, with its settings and no other."""
@@ -95,28 +69,13 @@ class ReadmePool:
             self.workers.append(Worker(name, POOL, env, self.root / f"{name}.log"))
         wait_online(self.server.url, POOL, 2, self.server.headers)
 
-    def launchops(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return launchops(self.env("operator"), *args, timeout=timeout)
-
-    def folder(self, name: str, count: int) -> Path:
-        folder = self.root / name
-        folder.mkdir(parents=True, exist_ok=True)
-        for index in range(count):
-            key = f"{name}-{index:02d}"
-            document = launch_document(key=key, symbol=f"R{index}")
-            (folder / f"{key}.yaml").write_text(dump_yaml(document))
-        return folder
-
     def run_batch(self, folder: Path) -> str:
         """A run of the batch deployment for `folder`, not waited for: its flow run id."""
         params = json.dumps({"paths": [str(folder)]})
         args = ["deployment", "run", "batch/batch-sandbox", "--params", params]
-        done = launchops(self.env("operator"), *args, module="prefect")
+        done = self.prefect(*args)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         return flow_run_id(done.stdout)
-
-    def flow_run(self, run_id: str) -> dict[str, Any]:
-        return self.server.api("GET", f"/flow_runs/{run_id}")
 
     def wait_for(self, run_id: str, states: set[str], timeout: float = 300) -> dict[str, Any]:
         """The flow run once in one of `states`; what it was at, when not within `timeout`."""
@@ -148,18 +107,6 @@ class ReadmePool:
             f"launches: {self.states('dies')}\n"
             f"slots: {limit['active_slots']} of {limit['limit']}\n{logs}"
         )
-
-    def worker_running(self, run_id: str, timeout: float = 120) -> Worker:
-        """The worker whose process started the flow run `run_id`."""
-        deadline = time.monotonic() + timeout
-        while True:
-            run = self.flow_run(run_id)
-            pid = str(run.get("infrastructure_pid") or "").rsplit(":", 1)[-1]
-            for worker in self.workers:
-                if pid.isdigit() and int(pid) in descendants(worker.process.pid):
-                    return worker
-            assert time.monotonic() < deadline, (run["state_type"], run.get("infrastructure_pid"))
-            time.sleep(0.2)
 
     def timeline(self, run_id: str) -> list[tuple[str, str, str | None, str | None]]:
         """The batch's flow run and its parts: name, state, created, started, ended."""
@@ -201,26 +148,8 @@ class ReadmePool:
 
     def states(self, prefix: str) -> dict[str, tuple[str, str | None]]:
         """Each launch of the batch `prefix`: (state, worker that last took it)."""
-        import psycopg
-
-        with psycopg.connect(self.launch_env["LAUNCHOPS_JOURNAL_URL"]) as db:
-            try:
-                rows = db.execute(
-                    "select key, state, worker from launches where key like %s", (f"{prefix}-%",)
-                ).fetchall()
-            except psycopg.errors.UndefinedTable:  # no batch has opened the journal yet
-                return {}
-        return {key: (state, worker) for key, state, worker in rows}
-
-    def report(self, run_id: str) -> dict[str, Any]:
-        """The batch report of flow run `run_id`, from whichever worker's home it ran in."""
-        folders = list(self.root.glob("worker-*/launchops/sandbox/reports"))
-        return batch_report(self.server.url, run_id, folders, self.server.headers)
-
-    def close(self) -> None:
-        for worker in self.workers:  # workers before the server (a worker outliving it hangs)
-            worker.stop()
-        self.server.stop()
+        query = "select key, state, worker from launches where key like %s"
+        return {key: (state, worker) for key, state, worker in self.rows(query, f"{prefix}-%")}
 
 
 @pytest.fixture(scope="module")
