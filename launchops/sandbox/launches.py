@@ -232,7 +232,7 @@ def _mismatch(path: str, message: str) -> ErrorDetail:
 
 def _mint_mismatches(state: p.MintState, config: LaunchConfig) -> list[ErrorDetail]:
     """Where the mint (its decimals, supply, authorities, metadata) differs from the launch."""
-    problems = []
+    problems: list[ErrorDetail] = []
     total = config.supply * 10**config.decimals
     if state.decimals != config.decimals:
         said = f"mint has {state.decimals} decimals, launch says {config.decimals}"
@@ -260,7 +260,7 @@ def _bucket_mismatches(
 ) -> list[ErrorDetail]:
     """Where a bucket's token account is missing, another's, or holds the wrong amount (a
     traded curve's balance has moved on purpose)."""
-    problems = []
+    problems: list[ErrorDetail] = []
     for bucket in plan_buckets(config, genesis, mint):
         found = chain.account(bucket.account)
         where = f"allocations.{bucket.name}"
