@@ -110,8 +110,7 @@ class ReadmePool(WorkerPool):
 
     def timeline(self, run_id: str) -> list[tuple[str, str, str | None, str | None]]:
         """The batch's flow run and its parts: name, state, created, started, ended."""
-        body = {"flow_runs": {"parent_flow_run_id": {"any_": [run_id]}}}
-        runs = [self.flow_run(run_id), *self.server.api("POST", "/flow_runs/filter", json=body)]
+        runs = [self.flow_run(run_id), *self.parts(run_id)]
         return [
             (run["name"], run["state_type"], run["created"], run["start_time"], run["end_time"])
             for run in runs
