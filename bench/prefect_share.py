@@ -40,7 +40,6 @@ def main() -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from launchops.sandbox.server import Sandbox, SandboxConfig
-    from tests.support.pipeline import dump_yaml, launch_document
 
     with (
         prefect_test_harness(server_startup_timeout=60),
@@ -53,45 +52,7 @@ def main() -> None:
             LAUNCHOPS_EMBEDDED_SANDBOX="false",
             LAUNCHOPS_POLL_SECONDS="0.05",
         )
-        from launchops.flows.launch import launch_flow
-
-        from launchops.config.profiles import load_profile
-        from launchops.pipeline.context import open_context
-        from launchops.pipeline.runner import run_launch, validate
-
-        def write(key: str) -> str:
-            path = work / f"{key}.yaml"
-            path.write_text(dump_yaml(launch_document(key=key)))
-            return str(path)
-
-        async def bare(path: str) -> float:
-            started = time.perf_counter()
-            async with open_context(load_profile("sandbox")) as ctx:
-                record = await run_launch(ctx, (await validate(ctx, Path(path))).key)
-            assert record.state == "registered"
-            return time.perf_counter() - started
-
-        async def flow(path: str) -> float:
-            started = time.perf_counter()
-            result = await launch_flow(path=path)
-            assert result["state"] == "registered"
-            return time.perf_counter() - started
-
-        asyncio.run(bare(write("warm-bare")))
-        asyncio.run(flow(write("warm-flow")))
-        flows, bares = [], []
-        for index in range(args.runs):
-            bares.append(asyncio.run(bare(write(f"bare-{index}"))))
-            flows.append(asyncio.run(flow(write(f"flow-{index}"))))
-        if args.profile_flow:
-            import cProfile
-            import pstats
-
-            profiler = cProfile.Profile()
-            profiler.enable()
-            asyncio.run(flow(write("profiled")))
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+        bares, flows = timings(work, args.runs, args.profile_flow)
     bare_median, flow_median = statistics.median(bares), statistics.median(flows)
     print(
         json.dumps(
@@ -104,6 +65,52 @@ def main() -> None:
             indent=2,
         )
     )
+
+
+def timings(work: Path, runs: int, profile_flow: bool) -> tuple[list[float], list[float]]:
+    """Each run's seconds, bare and through the flow, in turn (one of each first, to warm
+    up); with `profile_flow`, one more flow run under cProfile, printed."""
+    from launchops.flows.launch import launch_flow
+
+    from launchops.config.profiles import load_profile
+    from launchops.pipeline.context import open_context
+    from launchops.pipeline.runner import run_launch, validate
+    from tests.support.pipeline import dump_yaml, launch_document
+
+    def write(key: str) -> str:
+        path = work / f"{key}.yaml"
+        path.write_text(dump_yaml(launch_document(key=key)))
+        return str(path)
+
+    async def bare(path: str) -> float:
+        started = time.perf_counter()
+        async with open_context(load_profile("sandbox")) as ctx:
+            record = await run_launch(ctx, (await validate(ctx, Path(path))).key)
+        assert record.state == "registered"
+        return time.perf_counter() - started
+
+    async def flow(path: str) -> float:
+        started = time.perf_counter()
+        result = await launch_flow(path=path)
+        assert result.state == "registered"
+        return time.perf_counter() - started
+
+    asyncio.run(bare(write("warm-bare")))
+    asyncio.run(flow(write("warm-flow")))
+    flows, bares = [], []
+    for index in range(runs):
+        bares.append(asyncio.run(bare(write(f"bare-{index}"))))
+        flows.append(asyncio.run(flow(write(f"flow-{index}"))))
+    if profile_flow:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        asyncio.run(flow(write("profiled")))
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    return bares, flows
 
 
 if __name__ == "__main__":
