@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import launchops.web as web
 from launchops.journal.store import Journal
@@ -34,34 +37,12 @@ async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
     folder = tmp_path / "launches"
     for index in range(LAUNCHES):
         write_launch(folder, f"chaos-{index:02d}.yaml", key=f"chaos-{index:02d}")
-    set_faults(
-        sandbox,
-        drop_rate=0.3,
-        rpc_error_rate=0.1,
-        api_error_rate=0.1,
-        error_status="mixed",
-        latency_ms=200,
-        expire_next=FORCED_EXPIRIES,
-        fail_status=500,
-        fail_next={"POST /v1/launches/register": FAILING_REGISTERS},
-        rpc_faults={"behind": 0.04, "unhealthy_no_data": 0.02, "min_context_slot": 0.02},
-        rpc_lag_slots={"getSignatureStatuses": 30},
-    )
-
     started = time.monotonic()
-    result = await asyncio.wait_for(
-        batch_flow(paths=[str(folder)], concurrency=10), timeout=BOUND_SECONDS
-    )
+    with _every_fault_on(sandbox):
+        result = await asyncio.wait_for(
+            batch_flow(paths=[str(folder)], concurrency=10), timeout=BOUND_SECONDS
+        )
     elapsed = time.monotonic() - started
-    set_faults(
-        sandbox,
-        drop_rate=0,
-        rpc_error_rate=0,
-        api_error_rate=0,
-        latency_ms=0,
-        rpc_faults={},
-        rpc_lag_slots={},
-    )
     seen = stats(sandbox)
 
     assert result.counts == {"registered": LAUNCHES}, result.counts
@@ -75,11 +56,7 @@ async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
     launches = seen["launches"]
     assert launches["registered"] == LAUNCHES and launches["mintsOnChain"] == LAUNCHES
 
-    journal = await Journal.open(profile_for(sandbox, home).journal)
-    try:
-        records = [await journal.get(f"chaos-{index:02d}") for index in range(LAUNCHES)]
-    finally:
-        await journal.close()
+    records = await _records(profile_for(sandbox, home).journal)
     assert all(r is not None and r.state == "registered" for r in records)
     mints = {str(r.registered.mint) for r in records}
     assert len(mints) == LAUNCHES
@@ -98,3 +75,36 @@ async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
         f"({refused}), {expired} expiries re-created ({FORCED_EXPIRIES} forced), "
         f"{seen['rpcTotal']} RPC and {seen['apiTotal']} API calls"
     )
+
+
+@contextmanager
+def _every_fault_on(sandbox: Any) -> Iterator[None]:
+    """Every fault at once, for as long as the block runs; then those that keep firing off
+    (the counted ones, expiries and failing registers, are spent by then)."""
+    set_faults(
+        sandbox,
+        drop_rate=0.3,
+        rpc_error_rate=0.1,
+        api_error_rate=0.1,
+        error_status="mixed",
+        latency_ms=200,
+        expire_next=FORCED_EXPIRIES,
+        fail_status=500,
+        fail_next={"POST /v1/launches/register": FAILING_REGISTERS},
+        rpc_faults={"behind": 0.04, "unhealthy_no_data": 0.02, "min_context_slot": 0.02},
+        rpc_lag_slots={"getSignatureStatuses": 30},
+    )
+    try:
+        yield
+    finally:
+        off = {"drop_rate": 0, "rpc_error_rate": 0, "api_error_rate": 0, "latency_ms": 0}
+        set_faults(sandbox, **off, rpc_faults={}, rpc_lag_slots={})
+
+
+async def _records(journal_url: str) -> list[Any]:
+    """Each launch's journal record, in key order."""
+    journal = await Journal.open(journal_url)
+    try:
+        return [await journal.get(f"chaos-{index:02d}") for index in range(LAUNCHES)]
+    finally:
+        await journal.close()
