@@ -10,10 +10,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import base58
 
-from tests.support.pipeline import profile_env, write_launch
+from tests.support.pipeline import dump_yaml, profile_env, write_launch
+
+if TYPE_CHECKING:
+    from solders.keypair import Keypair
 
 
 def forms(secret: bytes) -> list[bytes]:
@@ -35,6 +39,39 @@ def run(env, *args: str) -> bytes:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout + done.stderr
+
+
+def stored(home: Path) -> list[Path]:
+    """Every file launchops' home and Prefect's hold."""
+    places = [p for p in home.rglob("*") if p.is_file()]
+    return places + [p for p in Path(os.environ["PREFECT_HOME"]).rglob("*") if p.is_file()]
+
+
+def assert_nowhere(secrets: list[bytes], outputs: bytes, places: list[Path]) -> None:
+    for secret in secrets:
+        assert secret not in outputs, "a secret reached the output"
+        for place in places:
+            assert secret not in place.read_bytes(), f"a secret reached {place}"
+
+
+def curve_launch(folder: Path, index: int, buyer: Keypair) -> Path:
+    """A bonding-curve launch file whose first buy is `buyer`'s (its key in a 0600 file
+    beside it), with a Twitter verification token from the environment."""
+    key_file = folder / f"buyer-{index}.json"
+    key_file.write_text(json.dumps(list(bytes(buyer))))
+    key_file.chmod(0o600)
+    launch = folder / f"curve-{index}.yaml"
+    document = {
+        "id": f"secret-curve-{index}",
+        "name": "Secret Curve",
+        "symbol": f"SEC{index}",
+        "image": "https://gateway.irys.xyz/secret",
+        "externalLinks": {"twitter": "@secret"},
+        "bondingCurve": {"firstBuyAmount": "0.5", "firstBuyWallet": f"file:{key_file}"},
+        "twitterVerificationToken": "${TWITTER_VERIFICATION_TOKEN}",
+    }
+    launch.write_text(dump_yaml(document))
+    return launch
 
 
 def test_the_secret_key_appears_nowhere(sandbox_factory, tmp_path, prefect_server):
@@ -60,13 +97,9 @@ def test_the_secret_key_appears_nowhere(sandbox_factory, tmp_path, prefect_serve
     secret = bytes(json.loads(key_file.read_text()))
     assert oct(key_file.stat().st_mode & 0o777) == "0o600"
     assert any(form in key_file.read_bytes() for form in forms(secret))  # the scan does find it
-    places = [p for p in home.rglob("*") if p.is_file() and p != key_file]
-    places += [p for p in Path(os.environ["PREFECT_HOME"]).rglob("*") if p.is_file()]
+    places = [p for p in stored(home) if p != key_file]
     assert any(p.name == "journal.db" for p in places) and any(p.suffix == ".csv" for p in places)
-    for form in forms(secret):
-        assert form not in outputs, "a secret reached the output"
-        for place in places:
-            assert form not in place.read_bytes(), f"a secret reached {place}"
+    assert_nowhere(forms(secret), outputs, places)
 
 
 def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
@@ -83,7 +116,6 @@ def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
     from solders.keypair import Keypair
 
     import launchops.web as web
-    from tests.support.pipeline import dump_yaml
     from tests.support.solana import funded_keypair
 
     sandbox = sandbox_factory()
@@ -103,23 +135,7 @@ def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
     }
     outputs = b""
     for index, (buyer, prefect) in enumerate(zip(buyers, (False, True), strict=True)):
-        key_file = tmp_path / f"buyer-{index}.json"
-        key_file.write_text(json.dumps(list(bytes(buyer))))
-        key_file.chmod(0o600)
-        launch = tmp_path / f"curve-{index}.yaml"
-        launch.write_text(
-            dump_yaml(
-                {
-                    "id": f"secret-curve-{index}",
-                    "name": "Secret Curve",
-                    "symbol": f"SEC{index}",
-                    "image": "https://gateway.irys.xyz/secret",
-                    "externalLinks": {"twitter": "@secret"},
-                    "bondingCurve": {"firstBuyAmount": "0.5", "firstBuyWallet": f"file:{key_file}"},
-                    "twitterVerificationToken": "${TWITTER_VERIFICATION_TOKEN}",
-                }
-            )
-        )
+        launch = curve_launch(tmp_path, index, buyer)
         outputs += run(env, "launch", str(launch), "--json", *([] if prefect else ["--no-prefect"]))
         outputs += run(env, "resume", f"secret-curve-{index}", "--no-prefect", "--json")
         outputs += run(env, "status", f"secret-curve-{index}", "--json")
@@ -129,10 +145,6 @@ def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
         kept = web.get(f"{sandbox.url}/_sandbox/registrations/{record['genesisAccount']}").json()
         assert kept["twitterVerified"] is True  # the token was sent with register
     secrets = [form for buyer in buyers for form in forms(bytes(buyer))] + [token.encode()]
-    places = [p for p in home.rglob("*") if p.is_file()]
-    places += [p for p in Path(os.environ["PREFECT_HOME"]).rglob("*") if p.is_file()]
+    places = stored(home)
     assert any(p.name == "journal.db" for p in places)
-    for secret in secrets:
-        assert secret not in outputs, "a secret reached the output"
-        for place in places:
-            assert secret not in place.read_bytes(), f"a secret reached {place}"
+    assert_nowhere(secrets, outputs, places)
