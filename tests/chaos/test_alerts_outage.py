@@ -26,6 +26,7 @@ from tests.workers.test_alerts import find_events
 LAUNCHES = 3
 ROOT = Path(__file__).resolve().parents[2]
 NEEDS_ATTENTION = "launchops.launch.needs_attention"
+CLI = (sys.executable, "-m", "launchops.cli")
 
 
 def states(journal_file: Path) -> dict[str, str]:
@@ -60,6 +61,38 @@ def alerts(journal_url: str, key: str) -> list[Any]:
     return asyncio.run(read())
 
 
+def start_batch(env: dict[str, str], folder: Path) -> subprocess.Popen[str]:
+    """`launchops batch` of the folder, one launch at a time, in a session of its own."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "launchops.cli",
+            "batch",
+            str(folder),
+            "--json",
+            "--concurrency",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+
+
+def assert_delivered_once(server: PrefectServer, journal_url: str, key: str, alert: Any) -> None:
+    """The server has the journal's alert for `key` as one event, and the journal says so."""
+    [event] = find_events(server.url, NEEDS_ATTENTION, key)
+    [(_, delivered)] = alerts(journal_url, key)
+    assert delivered is not None
+    assert event["id"] == str(alert.event_id)
+    assert event["payload"]["error"] == alert.change.error
+    assert event["resource"]["launchops.needs-a-person"] == "true"
+
+
 @pytest.mark.parametrize("batch_then", ["rides over", "dies while away"])
 def test_an_alert_raised_while_the_server_is_away_reaches_it_once_it_is_back(
     tmp_path, sandbox_factory, batch_then
@@ -82,16 +115,7 @@ def test_an_alert_raised_while_the_server_is_away_reaches_it_once_it_is_back(
             PREFECT_CLIENT_MAX_RETRIES="12",  # the flow's own API calls ride over the outage
         )
         set_faults(sandbox, latency_ms=1500)  # slow answers: the server goes away first
-        command = ["batch", str(folder), "--json", "--concurrency", "1"]
-        batch = subprocess.Popen(
-            [sys.executable, "-m", "launchops.cli", *command],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=ROOT,
-            start_new_session=True,
-        )
+        batch = start_batch(env, folder)
         try:
             wait_for("launch in the journal", lambda: states(journal_file), batch)
             server.stop()
@@ -116,12 +140,7 @@ def test_an_alert_raised_while_the_server_is_away_reaches_it_once_it_is_back(
             # The scheduled registration retry sends whatever the journal still holds.
             retried = launchops(env, "registrations", "retry", "--json")
             assert "counts" in json.loads(retried.stdout), retried.stderr[-3000:]
-            [event] = find_events(server.url, NEEDS_ATTENTION, key)
-            [(_, delivered)] = alerts(journal_url, key)
-            assert delivered is not None
-            assert event["id"] == str(alert.event_id)
-            assert event["payload"]["error"] == alert.change.error
-            assert event["resource"]["launchops.needs-a-person"] == "true"
+            assert_delivered_once(server, journal_url, key, alert)
         finally:
             if batch.poll() is None:
                 stop(batch)

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -45,6 +46,9 @@ def rpc(url: str, method: str, params: list) -> object:
     return answer.json()["result"]
 
 
+CLI = (sys.executable, "-m", "launchops.cli")
+
+
 def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefect_env):
     data, home, folder = tmp_path / "sandbox", tmp_path / "home", tmp_path / "launches"
     for index in range(LAUNCHES):
@@ -54,16 +58,7 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
         env = profile_env(first, home, **prefect_env)
         journal_url = profile_for(first, home).journal
         batch = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "launchops.cli",
-                "batch",
-                str(folder),
-                "--json",
-                "--concurrency",
-                "3",
-            ],
+            [*CLI, "batch", str(folder), "--json", "--concurrency", "3"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -85,21 +80,7 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
     # no sleep added, so a loaded machine does not push it past the clients' 7.1 s window).
 
     with serving("--slot-ms", "50", data=data, port=port) as second:
-        # Everything acknowledged before the kill is there.
-        assert web.get(f"{second.base_url}/agents", params={"pageSize": 100}).json() == agents
-        assert stats(second)["chain"]["slot"] > acknowledged["chain"]["slot"]
-        for record in done:
-            mint = str(record.registered.mint)
-            token = web.get(f"{second.base_url}/tokens/{mint}").json()["data"]
-            assert [launch["genesisAddress"] for launch in token["launches"]] == [record.genesis]
-            assert rpc(second.rpc_url, "getAccountInfo", [mint, {"encoding": "base64"}])["value"]
-            statuses = rpc(
-                second.rpc_url,
-                "getSignatureStatuses",
-                [record.signatures, {"searchTransactionHistory": True}],
-            )["value"]
-            assert all(s and s["err"] is None for s in statuses)
-
+        assert_kept(second, agents, acknowledged, done)
         out, err = batch.communicate(timeout=300)
         assert batch.returncode == 0, err[-3000:]
         assert json.loads(out)["counts"] == {"registered": LAUNCHES}
@@ -112,6 +93,24 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
         f"({sorted({r.state for r in in_flight})}); after: {after}"
     )
     assert in_flight, "the kill came after the batch had finished"
+
+
+def assert_kept(second: Any, agents: Any, acknowledged: dict[str, Any], done: list[Any]) -> None:
+    """Everything the sandbox acknowledged before the kill is there after its restart: the
+    agents, the slot, and each registered launch's token, mint and transactions."""
+    assert web.get(f"{second.base_url}/agents", params={"pageSize": 100}).json() == agents
+    assert stats(second)["chain"]["slot"] > acknowledged["chain"]["slot"]
+    for record in done:
+        mint = str(record.registered.mint)
+        token = web.get(f"{second.base_url}/tokens/{mint}").json()["data"]
+        assert [launch["genesisAddress"] for launch in token["launches"]] == [record.genesis]
+        assert rpc(second.rpc_url, "getAccountInfo", [mint, {"encoding": "base64"}])["value"]
+        statuses = rpc(
+            second.rpc_url,
+            "getSignatureStatuses",
+            [record.signatures, {"searchTransactionHistory": True}],
+        )["value"]
+        assert all(s and s["err"] is None for s in statuses)
 
 
 OUTAGE = 5.0  # seconds the port refuses, against a least window of 7.1 s
