@@ -95,28 +95,7 @@ def draw(seed: int, *, drivers: tuple[str, ...] = ("plain",)) -> Scenario:
     driver = random.Random(f"driver {seed}").choice(drivers)
     rng = random.Random(seed)
     launches = rng.randint(1, 4)
-    faults: dict[str, Any] = {
-        "drop_rate": rng.choice([0.0, 0.0, 0.2, 0.5]),
-        "delay_slots": rng.choice([0, 0, 1, 3]),
-        "expire_next": rng.choice([0, 0, 1, 2]),
-        "rpc_faults": {
-            **_rates(rng, TRANSIENT, 3, 0.15),
-            **_rates(rng, LIES, 3, 0.35),
-        },
-        "api_error_rate": rng.choice([0.0, 0.0, 0.1]),
-        "register_unindexed_slots": rng.choice([0, 0, 5]),
-    }
-    if rng.random() < 0.15:  # a node without transaction history, as most are
-        faults["rpc_faults"]["no_history"] = 1.0
-    if rng.random() < 0.3:  # status reads (or every read) from a node behind
-        where = rng.choice(["getSignatureStatuses", "*"])
-        faults["rpc_lag_slots"] = {where: rng.choice([20, 200])}
-        faults["rpc_lag_seconds"] = rng.choice([0.0, 2.0])
-    if rng.random() < 0.3:
-        where = f"{rng.choice(API_FAULTS)}@{rng.choice(API_ENDPOINTS)}"
-        faults["api_faults"] = {where: round(rng.uniform(0.05, 0.3), 3)}
-    if rng.random() < 0.2:
-        faults["pubsub_hang"] = 1.0
+    faults = _faults(rng)
     first_only: dict[str, Any] = {}
     if rng.random() < 0.3:
         first_only["rpc_faults"] = {**faults["rpc_faults"], **_rates(rng, OUTAGES, 1, 0.1)}
@@ -154,6 +133,34 @@ def draw(seed: int, *, drivers: tuple[str, ...] = ("plain",)) -> Scenario:
         pause=rng.choice([0.0, 0.0, 0.5, 2.0]),
         landing=landing,
     )
+
+
+def _faults(rng: random.Random) -> dict[str, Any]:
+    """The sandbox's faults for the whole run (drawn in this order: a seed's scenario must
+    not change)."""
+    faults: dict[str, Any] = {
+        "drop_rate": rng.choice([0.0, 0.0, 0.2, 0.5]),
+        "delay_slots": rng.choice([0, 0, 1, 3]),
+        "expire_next": rng.choice([0, 0, 1, 2]),
+        "rpc_faults": {
+            **_rates(rng, TRANSIENT, 3, 0.15),
+            **_rates(rng, LIES, 3, 0.35),
+        },
+        "api_error_rate": rng.choice([0.0, 0.0, 0.1]),
+        "register_unindexed_slots": rng.choice([0, 0, 5]),
+    }
+    if rng.random() < 0.15:  # a node without transaction history, as most are
+        faults["rpc_faults"]["no_history"] = 1.0
+    if rng.random() < 0.3:  # status reads (or every read) from a node behind
+        where = rng.choice(["getSignatureStatuses", "*"])
+        faults["rpc_lag_slots"] = {where: rng.choice([20, 200])}
+        faults["rpc_lag_seconds"] = rng.choice([0.0, 2.0])
+    if rng.random() < 0.3:
+        where = f"{rng.choice(API_FAULTS)}@{rng.choice(API_ENDPOINTS)}"
+        faults["api_faults"] = {where: round(rng.uniform(0.05, 0.3), 3)}
+    if rng.random() < 0.2:
+        faults["pubsub_hang"] = 1.0
+    return faults
 
 
 def _landing(seed: int, faults: dict[str, Any]) -> dict[str, Any]:

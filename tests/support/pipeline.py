@@ -42,6 +42,8 @@ def future(days: float) -> str:
 def launch_document(
     form: str = "launchpool", key: str | None = None, **changes: Any
 ) -> dict[str, Any]:
+    """A valid launch file's document: a launchpool, a presale, or (any other `form`) the
+    allocations form; its times ahead; `changes` replace top-level fields."""
     base: dict[str, Any] = {
         "name": "Pipeline Token",
         "symbol": "PIPE",
@@ -51,23 +53,7 @@ def launch_document(
     if key:
         base["id"] = key
     if form == "launchpool":
-        base["launchpool"] = {
-            "tokenAllocation": 500_000_000,
-            "depositStartTime": future(30),
-            "raiseGoal": 250,
-            "raydiumLiquidityBps": 5000,
-            "fundsRecipient": RECIPIENT,
-            "lockedAllocations": [
-                {
-                    "name": "Team",
-                    "recipient": RECIPIENT,
-                    "tokenAmount": 50_000_000,
-                    "vestingStartTime": future(33),
-                    "vestingDuration": {"value": 1, "unit": "YEAR"},
-                    "unlockSchedule": "MONTH",
-                }
-            ],
-        }
+        base["launchpool"] = _launchpool()
     elif form == "presale":
         base["presale"] = {
             "tokenAllocation": 300_000_000,
@@ -77,38 +63,58 @@ def launch_document(
             "claimStartTime": future(32),
         }
     else:
-        base.update(
-            type="presale",
-            decimals=9,
-            supply=1_000_000,
-            allocations=[
-                {
-                    "type": "presaleV2",
-                    "name": "Presale",
-                    "supply": 600_000,
-                    "presaleV2": {
-                        "allocationQuoteTokenCap": 100,
-                        "depositStartCondition": {"type": "TimeAbsolute", "timestamp": future(30)},
-                        "depositEndCondition": {"type": "TimeAbsolute", "timestamp": future(31)},
-                        "claimStartCondition": {"type": "TimeAbsolute", "timestamp": future(31)},
-                        "claimEndCondition": {"type": "Never"},
-                    },
-                },
-                {"type": "raydiumV2", "name": "Liquidity", "supply": 200_000, "raydiumV2": {}},
-                {
-                    "type": "unlockedV2",
-                    "name": "Treasury",
-                    "supply": 200_000,
-                    "unlockedV2": {
-                        "recipient": RECIPIENT,
-                        "claimStartCondition": {"type": "Always"},
-                        "claimEndCondition": {"type": "Never"},
-                    },
-                },
-            ],
-        )
+        base.update(type="presale", decimals=9, supply=1_000_000, allocations=_allocations())
     base.update(changes)
     return base
+
+
+def _launchpool() -> dict[str, Any]:
+    return {
+        "tokenAllocation": 500_000_000,
+        "depositStartTime": future(30),
+        "raiseGoal": 250,
+        "raydiumLiquidityBps": 5000,
+        "fundsRecipient": RECIPIENT,
+        "lockedAllocations": [
+            {
+                "name": "Team",
+                "recipient": RECIPIENT,
+                "tokenAmount": 50_000_000,
+                "vestingStartTime": future(33),
+                "vestingDuration": {"value": 1, "unit": "YEAR"},
+                "unlockSchedule": "MONTH",
+            }
+        ],
+    }
+
+
+def _allocations() -> list[dict[str, Any]]:
+    """A presale, its liquidity and an unlocked treasury, in the allocations form."""
+    return [
+        {
+            "type": "presaleV2",
+            "name": "Presale",
+            "supply": 600_000,
+            "presaleV2": {
+                "allocationQuoteTokenCap": 100,
+                "depositStartCondition": {"type": "TimeAbsolute", "timestamp": future(30)},
+                "depositEndCondition": {"type": "TimeAbsolute", "timestamp": future(31)},
+                "claimStartCondition": {"type": "TimeAbsolute", "timestamp": future(31)},
+                "claimEndCondition": {"type": "Never"},
+            },
+        },
+        {"type": "raydiumV2", "name": "Liquidity", "supply": 200_000, "raydiumV2": {}},
+        {
+            "type": "unlockedV2",
+            "name": "Treasury",
+            "supply": 200_000,
+            "unlockedV2": {
+                "recipient": RECIPIENT,
+                "claimStartCondition": {"type": "Always"},
+                "claimEndCondition": {"type": "Never"},
+            },
+        },
+    ]
 
 
 class _NoAliases(yaml.SafeDumper):
