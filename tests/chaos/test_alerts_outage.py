@@ -64,16 +64,7 @@ def alerts(journal_url: str, key: str) -> list[Any]:
 def start_batch(env: dict[str, str], folder: Path) -> subprocess.Popen[str]:
     """`launchops batch` of the folder, one launch at a time, in a session of its own."""
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "launchops.cli",
-            "batch",
-            str(folder),
-            "--json",
-            "--concurrency",
-            "1",
-        ],
+        [*CLI, "batch", str(folder), "--json", "--concurrency", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
