@@ -7,6 +7,8 @@ import base64
 import copy
 from typing import Any
 
+from launchops.api.models import LaunchConfig
+
 WALLET = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
 RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
 MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
@@ -139,6 +141,11 @@ def launchpool_launch() -> dict[str, Any]:
             },
         ],
     }
+
+
+def launchpool_config() -> LaunchConfig:
+    """The launchpool example, as the client takes it."""
+    return LaunchConfig.model_validate(launchpool_launch())
 
 
 def presale_launch() -> dict[str, Any]:

@@ -18,7 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from launchops.api.client import RetryPolicy
 from tests.support.loopback import serve
+
+# The policy the client's tests give it: four attempts, each wait a few milliseconds.
+FAST = RetryPolicy(attempts=4, initial_wait=0.01, max_wait=0.05)
 
 
 @dataclass
