@@ -5,6 +5,7 @@ them, the journal's rows and the batch reports. Each module adds what it alone n
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -16,7 +17,15 @@ from solders.keypair import Keypair
 
 from tests.support.pipeline import dump_yaml, launch_document, launchops
 from tests.support.postgres import journal_rows
-from tests.support.prefect_pool import PrefectServer, Worker, batch_report, descendants
+from tests.support.prefect_pool import (
+    PrefectServer,
+    Worker,
+    batch_report,
+    descendants,
+    flow_run_id,
+)
+
+ENDED = frozenset({"COMPLETED", "FAILED", "CRASHED"})  # a flow run's state types at its end
 
 
 class WorkerPool:
@@ -71,6 +80,31 @@ class WorkerPool:
             (folder / f"{key}.yaml").write_text(dump_yaml(document))
         return folder
 
+    def run_batch(self, folder: Path, *, wait: bool = False, exits: int = 0) -> str:
+        """A run of the batch deployment for `folder`: its flow run id. With `wait`, watched
+        to its end: a run whose launches did not all finish ends FAILED ("Needs
+        attention"), and `prefect deployment run --watch` exits 1 (`exits`)."""
+        params = json.dumps({"paths": [str(folder)]})
+        args = ["deployment", "run", "batch/batch-sandbox", "--params", params]
+        done = self.prefect(*args, *(["--watch"] if wait else []))
+        assert done.returncode == exits, done.stdout[-3000:] + done.stderr[-3000:]
+        return flow_run_id(done.stdout)
+
+    def wait_for(
+        self, run_id: str, states: frozenset[str] = ENDED, timeout: float = 300
+    ) -> dict[str, Any]:
+        """The flow run once in one of `states`; what it was at, when not within `timeout`."""
+        deadline = time.monotonic() + timeout
+        while (run := self.flow_run(run_id))["state_type"] not in states:
+            assert time.monotonic() < deadline, self.diagnosis(run_id)
+            time.sleep(0.5)
+        return run
+
+    def diagnosis(self, run_id: str) -> str:
+        """What a run that did not end in time was at (a module may say more)."""
+        run = self.flow_run(run_id)
+        return f"{run['state_type']} {run['state_name']}"
+
     def flow_run(self, run_id: str) -> dict[str, Any]:
         return self.server.api("GET", f"/flow_runs/{run_id}")
 
@@ -97,6 +131,11 @@ class WorkerPool:
         """The rows `query` reads from the shared journal (none before a run has made its
         tables): read there, not by a `launchops status` process a poll."""
         return journal_rows(self.launch_env["LAUNCHOPS_JOURNAL_URL"], query, *params)
+
+    def states(self, prefix: str) -> dict[str, tuple[str, str | None]]:
+        """Each launch of the batch `prefix`: (state, worker that last took it)."""
+        query = "select key, state, worker from launches where key like %s"
+        return {key: (state, worker) for key, state, worker in self.rows(query, f"{prefix}-%")}
 
     def report(self, run_id: str) -> dict[str, Any]:
         """The batch report of flow run `run_id`, from whichever worker's home it ran in."""
