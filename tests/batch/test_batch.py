@@ -23,6 +23,7 @@ from tests.support.pipeline import (
     launchops,
     profile_env,
     set_faults,
+    started,
     stats,
     write_launch,
 )
@@ -219,14 +220,7 @@ def test_two_workers_on_postgres_never_work_the_same_launch(
     env = profile_env(
         sandbox, tmp_path / "home", LAUNCHOPS_JOURNAL_URL=postgres_url, LAUNCHOPS_CONCURRENCY="4"
     )
-    args = ["batch", str(folder), "--no-prefect", "--json"]
-    command = [sys.executable, "-m", "launchops.cli", *args]
-    workers = [
-        subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
-        )
-        for _ in range(2)
-    ]
+    workers = [started(env, "batch", str(folder), "--no-prefect", "--json") for _ in range(2)]
     outputs = [w.communicate(timeout=240) for w in workers]
     for out, err in outputs:
         assert out.strip().startswith("{"), err[-3000:]

@@ -14,7 +14,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import launchops.web as web
-from tests.support.pipeline import profile_env, set_faults, write_launch
+from tests.support.pipeline import profile_env, set_faults, started, write_launch
 
 BY_HAND = os.environ.get("LAUNCHOPS_FENCE_WORKERS")  # by hand, e.g. 20; also the three below
 LEASE_SECONDS = float(os.environ.get("LAUNCHOPS_FENCE_LEASE", "2"))
@@ -59,13 +58,7 @@ def states(postgres_url: str, prefix: str) -> dict[str, str]:
 
 
 def start_worker(env: dict[str, str], folder: Path, log: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "launchops.cli", "batch", str(folder), "--no-prefect", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=log.open("w"),
-        text=True,
-        env=env,
-    )
+    return started(env, "batch", str(folder), "--no-prefect", "--json", stderr=log.open("w"))
 
 
 def wait_until(check, timeout: float, log: Path) -> None:

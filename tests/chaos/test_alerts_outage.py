@@ -9,7 +9,6 @@ import asyncio
 import json
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,15 +17,20 @@ import pytest
 
 from launchops.journal.outbox import alerts_of
 from launchops.journal.store import Journal
-from tests.support.pipeline import launchops, profile_env, profile_for, set_faults, write_launch
+from tests.support.pipeline import (
+    launchops,
+    profile_env,
+    profile_for,
+    set_faults,
+    started,
+    write_launch,
+)
 from tests.support.postgres import database
 from tests.support.prefect_pool import PrefectServer, kill_tree, stop
 from tests.workers.test_alerts import find_events
 
 LAUNCHES = 3
-ROOT = Path(__file__).resolve().parents[2]
 NEEDS_ATTENTION = "launchops.launch.needs_attention"
-CLI = (sys.executable, "-m", "launchops.cli")
 
 
 def states(journal_file: Path) -> dict[str, str]:
@@ -61,19 +65,6 @@ def alerts(journal_url: str, key: str) -> list[Any]:
     return asyncio.run(read())
 
 
-def start_batch(env: dict[str, str], folder: Path) -> subprocess.Popen[str]:
-    """`launchops batch` of the folder, one launch at a time, in a session of its own."""
-    return subprocess.Popen(
-        [*CLI, "batch", str(folder), "--json", "--concurrency", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
-
-
 def assert_delivered_once(server: PrefectServer, journal_url: str, key: str, alert: Any) -> None:
     """The server has the journal's alert for `key` as one event, and the journal says so."""
     [event] = find_events(server.url, NEEDS_ATTENTION, key)
@@ -106,7 +97,7 @@ def test_an_alert_raised_while_the_server_is_away_reaches_it_once_it_is_back(
             PREFECT_CLIENT_MAX_RETRIES="12",  # the flow's own API calls ride over the outage
         )
         set_faults(sandbox, latency_ms=1500)  # slow answers: the server goes away first
-        batch = start_batch(env, folder)
+        batch = started(env, "batch", str(folder), "--json", "--concurrency", "1", session=True)
         try:
             wait_for("launch in the journal", lambda: states(journal_file), batch)
             server.stop()

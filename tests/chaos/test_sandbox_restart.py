@@ -7,11 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,10 +21,9 @@ from launchops.journal.store import Journal, LaunchRecord
 from launchops.retries import RPC_CALLS, SERVICE_CALLS
 from launchops.sandbox.process import serving
 from tests.support.cut import relay
-from tests.support.pipeline import profile_env, profile_for, stats, write_launch
+from tests.support.pipeline import profile_env, profile_for, started, stats, write_launch
 
 LAUNCHES = 12
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def records(journal_url: str) -> list[LaunchRecord]:
@@ -46,9 +42,6 @@ def rpc(url: str, method: str, params: list) -> object:
     return answer.json()["result"]
 
 
-CLI = (sys.executable, "-m", "launchops.cli")
-
-
 def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefect_env):
     data, home, folder = tmp_path / "sandbox", tmp_path / "home", tmp_path / "launches"
     for index in range(LAUNCHES):
@@ -57,14 +50,7 @@ def test_a_sandbox_killed_and_restarted_mid_batch_loses_nothing(tmp_path, prefec
         port = first.port
         env = profile_env(first, home, **prefect_env)
         journal_url = profile_for(first, home).journal
-        batch = subprocess.Popen(
-            [*CLI, "batch", str(folder), "--json", "--concurrency", "3"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=ROOT,
-        )
+        batch = started(env, "batch", str(folder), "--json", "--concurrency", "3")
         deadline = time.monotonic() + 180
         while stats(first)["launches"]["registered"] < 3:
             assert batch.poll() is None, batch.stderr.read()[-2000:] if batch.stderr else ""

@@ -13,26 +13,18 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import launchops.web as web
-from tests.support.pipeline import profile_env, stats, write_launch
+from tests.support.pipeline import profile_env, started, stats, write_launch
 
 KILLS = 12
 TARGETS = ["validated", "created", "signed", "submitting", "submitted", "confirmed"]
 
 
 def launch_process(env, path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "launchops.cli", "launch", str(path), "--no-prefect", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
+    return started(env, "launch", str(path), "--no-prefect", "--json", session=True)
 
 
 def journal_state(journal: Path, key: str) -> str:

@@ -262,6 +262,23 @@ def launchops(
     )
 
 
+def started(
+    env: dict[str, str], *args: str, stderr: Any = subprocess.PIPE, session: bool = False
+) -> subprocess.Popen[str]:
+    """`launchops ARGS` as a user runs it, started in a child process with `env` and not
+    waited for: its output piped (`stderr`: where its errors go instead); `session`: in a
+    session of its own, so that the test can kill it and all it started."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "launchops.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        start_new_session=session,
+    )
+
+
 def workspace(sandbox: Any, tmp_path: Path, **extra: str) -> tuple[Path, dict[str, str]]:
     """A user's folder with the checkout's configs in it, and the environment of a user's
     `launchops` there: aimed at `sandbox`, this checkout's commands first on PATH."""
