@@ -138,7 +138,7 @@ def fifty(count: int, slot_ms: int, concurrency: int) -> dict:
         run = subprocess.run(
             [
                 "node",
-                str(JS / "launch_many.mjs"),
+                str(JS / "launch_each.mjs"),
                 sandbox.url,
                 sandbox.url,
                 json.dumps(secret),
@@ -149,7 +149,8 @@ def fifty(count: int, slot_ms: int, concurrency: int) -> dict:
             check=True,
         )
         js_seconds = time.perf_counter() - started
-        assert len(run.stdout.strip().splitlines()) == count
+        lines = [json.loads(line) for line in run.stdout.strip().splitlines()]
+        assert len(lines) == count and all(line["ok"] for line in lines), lines
         home = Path(tempfile.mkdtemp(prefix="launchops-vs-js-"))
         folder = home / "launches"
         folder.mkdir()

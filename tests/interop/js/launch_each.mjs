@@ -1,6 +1,6 @@
 // N launchpool launches through the public JS client, one after another, each one's
 // failure caught (a send that never landed): one JSON line per launch, ok or not, with its
-// milliseconds and, when it failed, why. What bench/landing.py runs for the JS column.
+// milliseconds and, when it failed, why. What bench/landing.py and bench/vs_js.py run.
 //   node launch_each.mjs BASE_URL RPC_URL SECRET_KEY_JSON COUNT
 import { createUmi } from '@metaplex-foundation/umi-bundle-defaults';
 import { keypairIdentity } from '@metaplex-foundation/umi';
