@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import time
+from typing import Any
 
 import pytest
 
@@ -21,78 +22,33 @@ INVALID = {
     "error": "Invalid input data",
     "details": [{"path": ["sender"], "message": "bad key"}],
 }
+
+
+def failed(endpoint: str, status: int, error: type, message: str) -> tuple[Any, ...]:
+    """A row whose answer is the spec's `{success: false, error}` body: the error raised
+    carries its message."""
+    return (endpoint, status, {"success": False, "error": message}, error, message)
+
+
+VALIDATION = {
+    "success": False,
+    "error": "Validation failed",
+    "details": [{"path": ["launch", "symbol"], "message": "too long"}],
+}
 ROWS = [
     ("card", 404, {"message": "no card"}, e.NotFoundError, "no card"),
     ("card", 404, None, e.NotFoundError, "Not Found"),
     ("fund", 400, INVALID, e.BadRequestError, "Invalid input data"),
-    (
-        "fund",
-        404,
-        {"success": False, "error": "Agent not found"},
-        e.NotFoundError,
-        "Agent not found",
-    ),
-    (
-        "fund",
-        500,
-        {"success": False, "error": "Failed to prepare fund transaction"},
-        e.ServerError,
-        "Failed to prepare fund transaction",
-    ),
+    failed("fund", 404, e.NotFoundError, "Agent not found"),
+    failed("fund", 500, e.ServerError, "Failed to prepare fund transaction"),
     ("withdraw", 400, INVALID, e.BadRequestError, "Invalid input data"),
-    (
-        "withdraw",
-        403,
-        {"success": False, "error": "Only the agent owner can withdraw funds"},
-        e.ForbiddenError,
-        "Only the agent owner can withdraw funds",
-    ),
-    (
-        "withdraw",
-        404,
-        {"success": False, "error": "Agent not found"},
-        e.NotFoundError,
-        "Agent not found",
-    ),
-    (
-        "withdraw",
-        500,
-        {"success": False, "error": "Failed to prepare withdraw transaction"},
-        e.ServerError,
-        "Failed to prepare withdraw transaction",
-    ),
-    (
-        "create",
-        400,
-        {
-            "success": False,
-            "error": "Validation failed",
-            "details": [{"path": ["launch", "symbol"], "message": "too long"}],
-        },
-        e.BadRequestError,
-        "Validation failed",
-    ),
-    (
-        "create",
-        500,
-        {"success": False, "error": "Internal server error"},
-        e.ServerError,
-        "Internal server error",
-    ),
-    (
-        "register",
-        400,
-        {"success": False, "error": "Genesis account not found on-chain"},
-        e.BadRequestError,
-        "Genesis account not found on-chain",
-    ),
-    (
-        "register",
-        500,
-        {"success": False, "error": "Internal server error"},
-        e.ServerError,
-        "Internal server error",
-    ),
+    failed("withdraw", 403, e.ForbiddenError, "Only the agent owner can withdraw funds"),
+    failed("withdraw", 404, e.NotFoundError, "Agent not found"),
+    failed("withdraw", 500, e.ServerError, "Failed to prepare withdraw transaction"),
+    ("create", 400, VALIDATION, e.BadRequestError, "Validation failed"),
+    failed("create", 500, e.ServerError, "Internal server error"),
+    failed("register", 400, e.BadRequestError, "Genesis account not found on-chain"),
+    failed("register", 500, e.ServerError, "Internal server error"),
     ("token", 404, ex.READ_ERROR, e.NotFoundError, "Token not found"),
 ]
 CALLS = {
