@@ -33,11 +33,12 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:  # missing, unreadable, a symlink that loops ...
         raise _refuse(path, None, f"cannot be read: {exc.strerror or exc}") from None
+    kind = os.fstat(descriptor).st_mode  # before fdopen, which fails on a folder
+    if stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind) or stat.S_ISDIR(kind):
+        os.close(descriptor)
+        what = "a folder" if stat.S_ISDIR(kind) else "a FIFO or socket"
+        raise _refuse(path, None, f"is {what}, not a file")
     with os.fdopen(descriptor, "rb") as file:
-        kind = os.fstat(descriptor).st_mode
-        if stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind) or stat.S_ISDIR(kind):
-            what = "a folder" if stat.S_ISDIR(kind) else "a FIFO or socket"
-            raise _refuse(path, None, f"is {what}, not a file")
         try:
             raw = file.read(limit + 1)
         except OSError as exc:
