@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -197,13 +197,12 @@ async def check_profile(
 
     rpc = ChainRpc(profile.rpc_url, timeout=profile.timeout_seconds, retry=ONCE)
     try:
-        checks: list[Awaitable[Finding]] = [
-            check_service(profile),
-            check_cluster(profile, rpc),
-            check_key(profile, rpc, resolver),
-            check_journal(profile),
+        found = [  # one after another, each made only when its turn comes
+            await check_service(profile),
+            await check_cluster(profile, rpc),
+            await check_key(profile, rpc, resolver),
+            await check_journal(profile),
         ]
-        found = [await check for check in checks]
         engine = await check_block_engine(profile)
         if engine is not None:
             found.append(engine)
