@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from launchops.cli.command import Call, shared
-from launchops.cli.common import console, print_json, short
+from launchops.cli.common import console, print_json, refuse, refuse_folder, short
 from launchops.cli.service import agents_app
 from launchops.cli.tables import Column, Listing, print_listing
 
@@ -42,6 +42,10 @@ def mint(
 ) -> None:
     """Mint the agent of FILE, once: a second run reports the agent already minted."""
     from launchops.library.after import mint_agent
+
+    refuse_folder(file, "an agent file", "give a YAML file such as configs/agent.yaml")
+    if not file.is_file():  # refused before Prefect starts
+        raise refuse(f"{file}: no such agent file")
 
     async def plain() -> AgentResult:
         return await mint_agent(file, profile=call.settings)

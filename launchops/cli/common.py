@@ -93,6 +93,28 @@ def refuse(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def refuse_folder(path: Path, what: str, instead: str) -> None:
+    """Refuse a folder given where a file is wanted (exit 2), saying what to give instead."""
+    if path.is_dir():
+        raise refuse(f"{path} is a folder, not {what}; {instead}")
+
+
+def writable_file(path: Path | None, example: str = "result.json", option: str = "--out") -> None:
+    """Refuse (exit 2), before anything runs, an output path that cannot be written: a
+    folder, or one whose folder cannot be made or written to."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise refuse(f"{option} {path} is a folder; give a file path, such as {path / example}")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise refuse(f"{option} {path}: its folder cannot be made: {exc.strerror or exc}") from None
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise refuse(f"{option} {path}: not writable")
+
+
 @contextmanager
 def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Iterator[None]:
     """Turn launchops' errors into one clear line and exit code 1, never a traceback

@@ -14,15 +14,20 @@ from launchops.cli.command import Call, shared
 from launchops.cli.common import (
     console,
     embedded_sandbox,
+    error_line,
     print_json,
     refuse,
+    refuse_folder,
     run,
     short,
+    writable_file,
 )
 from launchops.cli.tables import shorten_addresses
 from launchops.states import Kind
 
 if TYPE_CHECKING:
+    from solders.pubkey import Pubkey
+
     from launchops.config.profiles import Profile
     from launchops.library.results import LaunchResult
 
@@ -61,7 +66,8 @@ def validate(
     files = launch_files(target)
     if not files:
         raise typer.BadParameter(f"no launch files (*.yaml, *.yml) in {target}")
-    results = [_checked(settings, path) for path in files]
+    wallet = _profile_wallet(settings)
+    results = [_checked(settings, wallet, path) for path in files]
     bad = [r for r in results if not r["ok"]]
     if call.as_json:
         print_json(results)
@@ -78,16 +84,29 @@ def validate(
         raise typer.Exit(1)
 
 
-def _checked(settings: Profile, path: Path) -> dict[str, Any]:
-    """One file's verdict: its key, or every problem with file, line and field."""
+def _profile_wallet(settings: Profile) -> Pubkey | None:
+    """The profile key's wallet, the default of a file's `wallet:`; None when it cannot be
+    read (a files' own wallet is then checked for form only), with a warning saying why,
+    unless Prefect reads it (`prefect-secret:`)."""
     from launchops.chain.keys import load_keypair
-    from launchops.config.launchfile import plan_launch
-    from launchops.errors import KeypairError, LaunchFileError
+    from launchops.errors import KeypairError
 
     try:
-        wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
-    except KeypairError:
-        wallet = None  # the file's own wallet: checked for form only
+        return load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
+    except KeypairError as exc:
+        if not settings.keypair.startswith("prefect-secret:"):
+            console(stderr=True).print(
+                f"warning: {exc}; files without wallet: are checked as if no key were known",
+                markup=False,
+            )
+        return None
+
+
+def _checked(settings: Profile, wallet: Pubkey | None, path: Path) -> dict[str, Any]:
+    """One file's verdict: its key, or every problem with file, line and field."""
+    from launchops.config.launchfile import plan_launch
+    from launchops.errors import LaunchFileError
+
     try:
         plan = plan_launch(settings, wallet, path, check_times=True)
     except LaunchFileError as exc:
@@ -109,6 +128,8 @@ def launch(
     out: Out = None,
 ) -> None:
     """Run one launch: validate, create, sign, submit, confirm, register (resumable)."""
+    refuse_folder(file, "a launch file", f"launchops batch {file} runs a folder of them")
+    writable_file(out)
     if not (dry_run or now):  # a file for its deployment: before the profile, the network
         from launchops.config.schedule import refuse_early
 
@@ -139,6 +160,7 @@ def resume(
     out: Out = None,
 ) -> None:
     """Continue a launch from its journal, at the first unfinished step."""
+    writable_file(out)
     settings = call.settings
     if call.prefect and not run(_read_journal(settings, key))[0]:  # before Prefect starts
         raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
@@ -152,18 +174,27 @@ def _valid_before_sending(settings: Profile, file: Path) -> None:
     `prefect-secret:` first buyer is left to the run, which can read it)."""
     from launchops.chain.keys import load_keypair
     from launchops.config.launchfile import plan_launch
+    from launchops.config.rules import NO_KEY_KNOWN
     from launchops.errors import KeypairError, LaunchFileError
 
+    unreadable = None  # a key that cannot be read: said after the file's own problems
     try:
         wallet = load_keypair(settings.keypair, state_dir=settings.profile_dir).pubkey()
-    except KeypairError:
-        wallet = None  # the flow says why (a prefect-secret: key is read there)
+    except KeypairError as exc:
+        wallet = None  # the flow reads a prefect-secret: key, and says why it cannot
+        unreadable = None if settings.keypair.startswith("prefect-secret:") else exc
     try:
         plan_launch(settings, wallet, file, check_times=True)
     except LaunchFileError as exc:
-        problems = [p for p in exc.file_problems if "needs Prefect" not in p.message]
+        problems = [
+            p
+            for p in exc.file_problems
+            if "needs Prefect" not in p.message and not (unreadable and p.message == NO_KEY_KNOWN)
+        ]
         if problems:
             raise LaunchFileError(problems) from None
+    if unreadable is not None:  # the key's error, not the wallet rule it would trip
+        raise unreadable
 
 
 def _launch(
@@ -224,13 +255,23 @@ def _finish(
     if isinstance(explorer, dict) and not any(explorer.get(k) for k in ("mint", "transactions")):
         explorer.setdefault("note", explorer_note(settings))  # why the links are null
     target = out or settings.profile_dir / "results" / f"{result['key']}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(result, indent=2) + "\n")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(result, indent=2) + "\n")
+    except OSError as exc:  # checked before the launch; a full disk, a folder made since
+        unwritten = f"{target}: {exc.strerror or exc}"
+    else:
+        unwritten = None
     if as_json:
         print_json(result)
     else:
-        print_launch(result, target, settings, again)
-    if not result["finished"]:
+        print_launch(result, None if unwritten else target, settings, again)
+    if unwritten:
+        error_line(
+            f"the result could not be written to {unwritten} (the journal keeps it: "
+            f"launchops status {result['key']} --json)"
+        )
+    if unwritten or not result["finished"]:
         raise typer.Exit(1)
 
 
@@ -306,6 +347,7 @@ def schema(
     """The JSON Schema of a launch file (for editors: configs/launch.schema.json)."""
     from launchops.config.launchfile import schema as launch_schema
 
+    writable_file(out, "launch.schema.json")
     text = json.dumps(launch_schema(), indent=2) + "\n"
     if out:
         out.write_text(text)

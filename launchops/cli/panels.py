@@ -83,8 +83,10 @@ def explorer_note(settings: Profile) -> str:
     return f"none: profile {settings.name} sets no `explorer` (the result JSON's links are null)"
 
 
-def print_launch(result: dict[str, Any], written: Path, settings: Profile, again: str) -> None:
-    """The panel of a launch's result."""
+def print_launch(
+    result: dict[str, Any], written: Path | None, settings: Profile, again: str
+) -> None:
+    """The panel of a launch's result (`written`: where its JSON was written, if it was)."""
     from rich.panel import Panel
 
     out = console()
@@ -109,7 +111,8 @@ def print_launch(result: dict[str, Any], written: Path, settings: Profile, again
     if step is not None:
         grid.add("next", step[0])
         grid.add("", step[1], whole=True)
-    grid.add("result", show_path(written, room))
+    if written is not None:
+        grid.add("result", show_path(written, room))
     title = f"{fit(result['key'], out.width - 40)}: {_outcome(result)}"
     style = "green" if result["finished"] else "red"
     out.print(Panel(grid.table, title=title, border_style=style, expand=False), soft_wrap=False)

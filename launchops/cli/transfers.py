@@ -70,8 +70,9 @@ def fund_batch(
 ) -> None:
     """Fund many agents from a list; re-running skips what was paid and resumes the rest."""
     from launchops import library
-    from launchops.cli.common import refuse
+    from launchops.cli.common import refuse, refuse_folder
 
+    refuse_folder(file, "a funding list", "give a CSV or YAML file of agent, amount, memo")
     if not file.is_file():  # refused before Prefect starts or the profile is read
         raise refuse(f"{file}: no such funding list (a CSV or YAML file)")
 

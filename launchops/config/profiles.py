@@ -179,6 +179,19 @@ class Profile(BaseSettings):
     def profile_dir(self) -> Path:
         return self.state_dir.expanduser() / self.name
 
+    def make_profile_dir(self) -> Path:
+        """The profile's folder, made when missing; an InvalidInputError naming it when it
+        cannot be (a home that is a file, a read-only disk), not an OSError later."""
+        try:
+            self.profile_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            rule = (
+                f"{self.profile_dir} cannot be made a folder ({exc.strerror or exc}); set "
+                "LAUNCHOPS_HOME, or the profile's state_dir, to a folder launchops can write"
+            )
+            raise InvalidInputError(rule, [(f"profile {self.name}: state_dir", rule)]) from None
+        return self.profile_dir
+
     @property
     def pubsub_url(self) -> str | None:
         if self.ws_url is not None:

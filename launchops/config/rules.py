@@ -26,6 +26,9 @@ from launchops.config.reader import FileReader
 
 Where = tuple[Any, ...]
 
+# The wallet rule a file trips when the profile has no key it can read.
+NO_KEY_KNOWN = "is required when no profile key is known (give wallet:)"
+
 
 def check_profile(
     reader: FileReader,
@@ -48,7 +51,7 @@ def check_profile(
             "network", f"is {network_in_file}, but the profile sends to {network}", ("network",)
         )
     if wallet is None and wallet_in_file is None:
-        reader.problem("wallet", "is required when no profile key is known (give wallet:)", ())
+        reader.problem("wallet", NO_KEY_KNOWN, ())
 
 
 def unknown_fields(model: Any, loc: tuple[Any, ...], reader: FileReader) -> None:

@@ -107,6 +107,7 @@ def profile_of(
         return profile if base_url is None else profile.model_copy(update={"base_url": base_url})
     where = Path(profiles_file) if profiles_file is not None else None
     settings = load_profile(profile, profiles_file=where, base_url=base_url)
+    settings.make_profile_dir()  # a home that cannot hold it is said here, in one error
     announced = announced_rpc(settings)
     if announced is None:
         return settings
