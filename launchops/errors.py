@@ -82,6 +82,7 @@ __all__ = [
     "NetworkError",
     "NotFoundError",
     "NotJsonError",
+    "PrefectUnavailable",
     "Problem",
     "RateLimitedError",
     "RequestTimeoutError",
@@ -364,6 +365,11 @@ class ScheduledLater(LaunchOpsError):
 class SecretUnavailable(LaunchOpsError):
     """A launch needs a secret its file gave (never journaled), and the file cannot give it
     again as it was: the launch stays where it is until the file is back."""
+
+
+class PrefectUnavailable(LaunchOpsError):
+    """The Prefect API a command is configured with (PREFECT_API_URL) does not answer:
+    said before its flow starts, not as Prefect's traceback at the flow's first call."""
 
 
 class JournalError(LaunchOpsError):

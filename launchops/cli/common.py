@@ -324,10 +324,30 @@ def drive(
         from launchops.cli.oneline import prefect_logging_ready
         from launchops.cli.prefect_server import temporary_prefect
 
-        with temporary_prefect(prefect_api_url(), progress):
+        configured = prefect_api_url()
+        if configured:
+            prefect_answers(configured)
+        with temporary_prefect(configured, progress):
             prefect_logging_ready()  # a failed run is the command's one error line
             return asyncio.run(_awaited(flow))
     return asyncio.run(_awaited(plain))
+
+
+def prefect_answers(url: str) -> None:
+    """PrefectUnavailable (one line) when the configured Prefect API does not answer its
+    health check, asked with Prefect's own client (its TLS and auth settings)."""
+    from prefect.client.orchestration import get_client
+
+    from launchops.errors import PrefectUnavailable
+
+    with get_client(sync_client=True) as client:
+        failed = client.api_healthcheck()
+    if failed is not None:  # the exception's name only: its text may quote a credential
+        raise PrefectUnavailable(
+            f"the Prefect API {url} (PREFECT_API_URL) does not answer "
+            f"({type(failed).__name__}): start it, or unset PREFECT_API_URL for a temporary "
+            "server of this command's own, or run with --no-prefect"
+        )
 
 
 async def _awaited(work: Callable[[], Awaitable[T]]) -> T:

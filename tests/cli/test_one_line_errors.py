@@ -15,7 +15,7 @@ import pytest
 from solders.keypair import Keypair
 
 import launchops.web as web
-from tests.support.pipeline import launchops, profile_env, write_launch
+from tests.support.pipeline import launchops, profile_env, stats, write_launch
 
 
 @pytest.fixture
@@ -60,6 +60,20 @@ def test_an_unknown_key_is_one_line_through_either_driver(env):
     [line] = through_prefect.stderr.splitlines()
     assert "no launch 'no-such-key' in the journal of profile sandbox" in line
     assert not os.path.exists(environment["PREFECT_HOME"]), "Prefect started"
+
+
+def test_a_prefect_api_that_does_not_answer_is_one_line_and_launches_nothing(env, tmp_path):
+    sandbox, environment = env
+    launch = write_launch(tmp_path, key="prefect-is-down")
+    for url in ("http://127.0.0.1:9/api", "http://prefect.invalid/api"):  # refused, no name
+        done = launchops({**environment, "PREFECT_API_URL": url}, "launch", str(launch))
+        assert done.returncode == 1, done.stderr
+        _no_traceback(done.stderr)
+        [line] = done.stderr.splitlines()
+        assert line.startswith(f"error: the Prefect API {url} (PREFECT_API_URL) does not answer")
+        assert line.endswith("or run with --no-prefect"), line
+    assert json.loads(launchops(environment, "status", "--json").stdout) == []
+    assert "POST /v1/launches/create" not in stats(sandbox)["api"]
 
 
 def test_a_failed_flow_run_is_the_error_line_and_debug_shows_prefects(on_server, tmp_path):
