@@ -86,7 +86,7 @@ def validate(
 
 def _profile_wallet(settings: Profile) -> Pubkey | None:
     """The profile key's wallet, the default of a file's `wallet:`; None when it cannot be
-    read (a files' own wallet is then checked for form only), with a warning saying why,
+    read (a file's own wallet is then checked for form only), with a warning saying why,
     unless Prefect reads it (`prefect-secret:`)."""
     from launchops.chain.keys import load_keypair
     from launchops.errors import KeypairError
