@@ -197,6 +197,9 @@ def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, 
     from launchops.config.launchfile import launch_files, plan_launch
     from launchops.config.schedule import Schedule, too_soon_to_deploy
 
+    for target in targets:  # refused as validate and launch refuse it: exit 2
+        if not target.exists():
+            raise refuse(f"--launches {target}: no such launch file or folder")
     files = [f for target in targets for f in launch_files(target)]
     wallet = _wallet(settings) if files else None
     found = []

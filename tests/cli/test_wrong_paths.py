@@ -1,8 +1,8 @@
-"""Paths a user gets wrong: a folder where a file goes, an `--out` that cannot be written,
-a home that cannot hold a profile's state, a key file that is not a key. Each is one line
-naming the path and what to give instead, before anything runs, never a traceback; a
-result that cannot be written after its launch landed says so and where the journal keeps
-it."""
+"""Paths a user gets wrong: a folder where a file goes, a path that is not there, an
+`--out` that cannot be written, a home that cannot hold a profile's state, a key file
+that is not a key. Each is one line naming the path and what to give instead, before
+anything runs, never a traceback; a result that cannot be written after its launch landed
+says so and where the journal keeps it."""
 
 from __future__ import annotations
 
@@ -46,6 +46,9 @@ def test_a_folder_where_a_file_goes_is_refused_saying_what_to_give(tmp_path):
         assert f"--out {folder} is a folder; give a file path, such as {folder}/" in said
     said = _one_line(launchops(env, "launch", str(launch), "--out", "/proc/none/r.json"), 2)
     assert "--out /proc/none/r.json: its folder cannot be made" in said
+    missing = tmp_path / "no-such-folder"
+    said = _one_line(launchops(env, "deploy", "--launches", str(missing), "--serve"), 2)
+    assert said == f"error: --launches {missing}: no such launch file or folder"
     said = _one_line(launchops(env, "agents", "mint", str(folder)), 2)
     assert f"{folder} is a folder, not an agent file" in said
     assert not (tmp_path / "home" / "sandbox" / "journal.db").exists()  # nothing ran
