@@ -92,6 +92,7 @@ __all__ = [
     "RpcUnavailable",
     "SandboxPortTaken",
     "SandboxRefusal",
+    "SandboxUnavailable",
     "ScheduledLater",
     "SecretUnavailable",
     "ServerError",
@@ -412,6 +413,11 @@ class BlockhashExpired(LaunchOpsError):
 
 class SandboxPortTaken(LaunchOpsError):
     """The sandbox profile's port is taken by something that is not serving its RPC URL."""
+
+
+class SandboxUnavailable(LaunchOpsError):
+    """The sandbox cannot start: its kept chain cannot be opened (not a database, a folder
+    it cannot write), or its address cannot be bound for another reason than a taken port."""
 
 
 # ── inside the sandbox ──────────────────────────────────────────────────────

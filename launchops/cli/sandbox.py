@@ -163,14 +163,18 @@ def serve(
     place = _profile_chain(profile, required=kept) or Place("127.0.0.1", 8899, 400, None)
     host, port = host or place.host, port or place.port
     slot_ms, data = place.slot_ms if slot_ms is None else slot_ms, place.data if kept else data
+    from launchops.errors import SandboxUnavailable
     from launchops.sandbox.server import Sandbox, SandboxConfig
 
     try:
         sandbox = Sandbox(SandboxConfig(host, port, slot_ms, data, faults, seed_agents))
+        sandbox.open()
     except OSError as exc:
         raise _fail(
             f"cannot listen on {host}:{port} and {port + 1}: {exc.strerror}; pick another --port"
         ) from None
+    except SandboxUnavailable as exc:
+        raise _fail(str(exc)) from None
     note = f" (profile {profile}'s kept chain)" if kept else ""
     _announce(sandbox, slot_ms, f"  data      {data}{note}" if data else None)
     sandbox.serve_forever()

@@ -10,6 +10,7 @@ chain kept in the profile's folder, so a re-run after a crash finds it again).
 from __future__ import annotations
 
 import asyncio
+import errno
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +22,7 @@ from solders.pubkey import Pubkey
 import launchops.web as web
 from launchops.chain.rpc import ChainRpc
 from launchops.config.profiles import Profile
-from launchops.errors import RpcUnavailable, SandboxPortTaken
+from launchops.errors import RpcUnavailable, SandboxPortTaken, SandboxUnavailable
 
 SANDBOX_FUNDING = 100 * 10**9
 FAUCET_SECONDS = 30.0  # an airdrop not confirmed by then ends the run in one line
@@ -84,7 +85,9 @@ def start_embedded_sandbox(profile: Profile, progress: Progress = quiet) -> Any:
     )
     try:
         started = Sandbox(config).start()
-    except OSError:
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise SandboxUnavailable(f"cannot start the sandbox at {host}:{port}: {exc}") from None
         raise SandboxPortTaken(_port_taken(profile.rpc_url, host, port)) from None
     progress("", "sandbox", f"started the sandbox at {started.url}")
     return started

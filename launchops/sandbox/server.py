@@ -109,7 +109,11 @@ class Sandbox(Served):
     def ws_url(self) -> str:
         return f"ws://{self.config.host}:{self.port + 1}"
 
-    def _build(self) -> None:
+    def open(self) -> None:
+        """Open its chain (a kept one: SandboxUnavailable when it cannot be) and build the
+        app; `start` and `serve_forever` do it when it is not done."""
+        if self.service is not None:
+            return
         self.service = SandboxService(
             slot_ms=self.config.slot_ms,
             data_dir=self.config.data_dir,
@@ -147,7 +151,7 @@ class Sandbox(Served):
     # ── in this process, in the background ──────────────────────────────────
 
     def start(self) -> Sandbox:
-        self._build()
+        self.open()
         ready = threading.Event()
 
         def run() -> None:
@@ -189,7 +193,7 @@ class Sandbox(Served):
     # ── in the foreground ───────────────────────────────────────────────────
 
     def serve_forever(self) -> None:
-        self._build()
+        self.open()
 
         async def main() -> None:
             loop = asyncio.get_running_loop()

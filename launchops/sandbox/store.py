@@ -18,6 +18,7 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from launchops.errors import SandboxUnavailable
 from launchops.sandbox.chain import Chain, Landed
 
 SCHEMA = """
@@ -42,16 +43,25 @@ create table if not exists blockhashes (
 class SandboxStore:
     def __init__(self, data_dir: Path | None = None) -> None:
         self.persistent = data_dir is not None
+        try:
+            self.db = self._open(data_dir)
+            self._seq = self.db.execute("select coalesce(max(seq), 0) from documents").fetchone()[0]
+        except (OSError, sqlite3.Error) as exc:  # not a database, a folder it cannot write
+            raise SandboxUnavailable(
+                f"the sandbox's chain in {data_dir} cannot be opened ({exc}); move that folder "
+                f"aside to start a new chain (mv {data_dir} {data_dir}.broken)"
+            ) from None
+
+    @staticmethod
+    def _open(data_dir: Path | None) -> sqlite3.Connection:
         if data_dir is not None:
             data_dir.mkdir(parents=True, exist_ok=True)
-            path = str(data_dir / "sandbox.db")
-        else:
-            path = ":memory:"
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.db.execute("pragma journal_mode=wal")
-        self.db.execute("pragma synchronous=normal")
-        self.db.executescript(SCHEMA)
-        self._seq = self.db.execute("select coalesce(max(seq), 0) from documents").fetchone()[0]
+        path = str(data_dir / "sandbox.db") if data_dir is not None else ":memory:"
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        db.execute("pragma journal_mode=wal")
+        db.execute("pragma synchronous=normal")
+        db.executescript(SCHEMA)
+        return db
 
     def close(self) -> None:
         self.db.close()

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.support.pipeline import launchops, profile_env, write_launch
+from tests.support.pipeline import embedded_env, launchops, profile_env, write_launch
 
 
 def _no_service(home: Path) -> dict[str, str]:
@@ -96,3 +96,20 @@ def test_a_result_that_cannot_be_written_after_the_launch_says_where_it_is_kept(
     )
     kept = launchops(env, "status", "result-on-a-full-disk", "--json")
     assert json.loads(kept.stdout)["state"] == "registered"
+
+
+def test_a_kept_chain_that_is_not_a_database_is_named_with_how_to_start_anew(tmp_path):
+    launch = write_launch(tmp_path, key="on-a-broken-chain")
+    env = embedded_env(tmp_path / "home")
+    chain = tmp_path / "home" / "sandbox" / "sandbox-chain"
+    chain.mkdir(parents=True)
+    (chain / "sandbox.db").write_text("not a database\n")
+    said = (
+        f"error: the sandbox's chain in {chain} cannot be opened (file is not a database); "
+        f"move that folder aside to start a new chain (mv {chain} {chain}.broken)"
+    )
+    for command in (["launch", str(launch), "--no-prefect"], ["sandbox", "serve"]):
+        assert _one_line(launchops(env, *command, timeout=60), 1) == said
+    chain.rename(f"{chain}.broken")  # as the line says: a new chain, and the launch lands
+    done = launchops(env, "launch", str(launch), "--no-prefect", "--json")
+    assert json.loads(done.stdout)["state"] == "registered", done.stderr
