@@ -137,6 +137,8 @@ async def check_journal(profile: Profile) -> Finding:
     shown = make_url(profile.journal).render_as_string(hide_password=True)
     try:
         journal = await Journal.open(profile.journal)
+    except LaunchOpsError as exc:  # launchops' own sentence: it names what to do
+        return Finding("journal", False, str(exc))
     except Exception as exc:  # any driver's failure to connect: reported, not raised
         what = f"{shown} cannot be opened ({type(exc).__name__})"
         return Finding("journal", False, f"{what}: check journal_url")

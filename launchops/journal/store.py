@@ -51,6 +51,8 @@ from launchops.states import Kind, LaunchState, Step
 T = TypeVar("T")
 S = LaunchState
 log = logging.getLogger(__name__)
+# What SQLite says of a file that is not a database, or no longer a whole one.
+CORRUPT = ("file is not a database", "database disk image is malformed")
 
 
 POOL_THREADS = 8
@@ -119,9 +121,20 @@ class Journal(Writes, Leases, Claims):
             ) from None
         except DBAPIError as exc:
             log.debug("journal database error", exc_info=exc)
-            raise JournalError(
-                f"the journal's database refused a statement ({type(exc.orig).__name__})"
-            ) from None
+            raise JournalError(self._refused(exc)) from None
+
+    def _refused(self, exc: DBAPIError) -> str:
+        """The sentence for a statement the database refused: a SQLite file that is not a
+        journal any more is named, and not replaced (an empty journal would not know what
+        was launched)."""
+        found = str(exc.orig)
+        url = self.engine.url
+        if url.drivername.startswith("sqlite") and any(c in found for c in CORRUPT):
+            return (
+                f"the journal {url.database} cannot be read: {found}; restore it from a "
+                "backup (a new, empty journal would not know what was launched)"
+            )
+        return f"the journal's database refused a statement ({type(exc.orig).__name__})"
 
     @classmethod
     async def open(cls, url: str) -> Journal:

@@ -113,3 +113,18 @@ def test_a_kept_chain_that_is_not_a_database_is_named_with_how_to_start_anew(tmp
     chain.rename(f"{chain}.broken")  # as the line says: a new chain, and the launch lands
     done = launchops(env, "launch", str(launch), "--no-prefect", "--json")
     assert json.loads(done.stdout)["state"] == "registered", done.stderr
+
+
+def test_a_journal_that_is_not_a_database_is_named_and_never_replaced(tmp_path):
+    launch = write_launch(tmp_path, key="on-a-broken-journal")
+    env = _no_service(tmp_path / "home")
+    journal = tmp_path / "home" / "sandbox" / "journal.db"
+    journal.parent.mkdir(parents=True)
+    journal.write_text("not a database\n")
+    said = (
+        f"error: the journal {journal} cannot be read: file is not a database; restore it "
+        "from a backup (a new, empty journal would not know what was launched)"
+    )
+    for command in (["status"], ["launch", str(launch), "--no-prefect"]):
+        assert _one_line(launchops(env, *command), 1) == said
+    assert journal.read_text() == "not a database\n"
