@@ -3,12 +3,10 @@ not there, a launch key the journal does not know (`status` and `launches status
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
+from tests.support.pipeline import no_service_env
 from tests.test_readme_commands import command_lines
 
 LINES = [
@@ -20,13 +18,7 @@ LINES = [
 
 
 def test_the_readmes_refusals_exit_2_in_one_line(tmp_path):
-    env = {
-        **os.environ,
-        "LAUNCHOPS_HOME": str(tmp_path / "home"),
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",  # no sandbox: a refusal asks nothing of one
-        "PREFECT_API_URL": "http://127.0.0.1:9/api",  # no Prefect either
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-    }
+    env = no_service_env(tmp_path / "home")
     assert len(LINES) == 3, LINES
     for line, exits in LINES:
         started = time.monotonic()

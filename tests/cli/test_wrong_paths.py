@@ -1,28 +1,20 @@
 """Paths a user gets wrong: a folder where a file goes, a path that is not there, an
 `--out` that cannot be written, a home that cannot hold a profile's state, a key file
-that is not a key. Each is one line naming the path and what to give instead, before
+that is not a key, a kept chain or a journal that is not a database. Each is one line naming the path and what to give instead, before
 anything runs, never a traceback; a result that cannot be written after its launch landed
 says so and where the journal keeps it."""
 
 from __future__ import annotations
 
 import json
-import os
-import sys
-from pathlib import Path
 
-from tests.support.pipeline import embedded_env, launchops, profile_env, write_launch
-
-
-def _no_service(home: Path) -> dict[str, str]:
-    """No sandbox and no Prefect server: a refusal asks nothing of either."""
-    return {
-        **os.environ,
-        "LAUNCHOPS_HOME": str(home),
-        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
-        "PREFECT_API_URL": "http://127.0.0.1:9/api",
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-    }
+from tests.support.pipeline import (
+    embedded_env,
+    launchops,
+    no_service_env,
+    profile_env,
+    write_launch,
+)
 
 
 def _one_line(done, exits: int) -> str:
@@ -36,7 +28,7 @@ def _one_line(done, exits: int) -> str:
 def test_a_folder_where_a_file_goes_is_refused_saying_what_to_give(tmp_path):
     folder = tmp_path / "launches"
     launch = write_launch(folder, key="wrong-paths")
-    env = _no_service(tmp_path / "home")
+    env = no_service_env(tmp_path / "home")
     said = _one_line(launchops(env, "launch", str(folder)), 2)
     assert f"{folder} is a folder, not a launch file; launchops batch {folder}" in said
     said = _one_line(launchops(env, "agents", "fund-batch", str(folder)), 2)
@@ -59,7 +51,7 @@ def test_a_home_that_cannot_hold_the_profile_is_named(tmp_path):
     not_a_folder = tmp_path / "home"
     not_a_folder.write_text("a file, not a folder\n")
     for command in (["launch", str(launch)], ["validate", str(launch)], ["status"]):
-        done = launchops(_no_service(not_a_folder), *command)
+        done = launchops(no_service_env(not_a_folder), *command)
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert done.stderr.splitlines() == [
             "error: invalid input",
@@ -71,7 +63,7 @@ def test_a_home_that_cannot_hold_the_profile_is_named(tmp_path):
 
 def test_a_key_that_cannot_be_read_is_the_error_not_the_wallet_it_would_give(tmp_path):
     launch = write_launch(tmp_path / "launches", key="key-is-a-folder")
-    env = {**_no_service(tmp_path / "home"), "LAUNCHOPS_KEYPAIR": f"file:{tmp_path}"}
+    env = {**no_service_env(tmp_path / "home"), "LAUNCHOPS_KEYPAIR": f"file:{tmp_path}"}
     said = _one_line(launchops(env, "launch", str(launch)), 1)
     assert said == f"error: cannot read keypair file {tmp_path}: Is a directory"
     checked = launchops(env, "validate", str(launch))  # the file's own rules still checked
@@ -117,7 +109,7 @@ def test_a_kept_chain_that_is_not_a_database_is_named_with_how_to_start_anew(tmp
 
 def test_a_journal_that_is_not_a_database_is_named_and_never_replaced(tmp_path):
     launch = write_launch(tmp_path, key="on-a-broken-journal")
-    env = _no_service(tmp_path / "home")
+    env = no_service_env(tmp_path / "home")
     journal = tmp_path / "home" / "sandbox" / "journal.db"
     journal.parent.mkdir(parents=True)
     journal.write_text("not a database\n")

@@ -291,6 +291,18 @@ def workspace(sandbox: Any, tmp_path: Path, **extra: str) -> tuple[Path, dict[st
     return work, env
 
 
+def no_service_env(home: Path) -> dict[str, str]:
+    """Environment of a command run with no sandbox and no Prefect server to ask (a refusal
+    asks nothing of either), its state under `home`, `launchops` on its PATH."""
+    return {
+        **os.environ,
+        "LAUNCHOPS_HOME": str(home),
+        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+        "PREFECT_API_URL": "http://127.0.0.1:9/api",
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+    }
+
+
 def embedded_env(home: Path, **extra: str) -> dict[str, str]:
     """Environment of a user's program or command on the sandbox profile, its embedded
     sandbox on a free port of its own (not :8899, so tests run side by side)."""
