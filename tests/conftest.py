@@ -23,6 +23,12 @@ WEBSOCKETS_DRAWING = (
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Each test process: websockets' draws apart from Hypothesis's, a home of its own."""
+    _websockets_draw_apart()
+    _own_launchops_home(config)
+
+
+def _websockets_draw_apart() -> None:
     """websockets draws its keepalive pings' payloads (and its reconnect backoff) from the
     `random` module, on the background threads of the in-process sandboxes' PubSub and of
     Prefect's events client. Hypothesis seeds that module for every example and warns ("Do
@@ -37,6 +43,20 @@ def pytest_configure(config: pytest.Config) -> None:
         warnings.simplefilter("ignore", DeprecationWarning)
         for name in WEBSOCKETS_DRAWING:
             importlib.import_module(f"websockets.{name}").random = own  # type: ignore[attr-defined]
+
+
+def _own_launchops_home(config: pytest.Config) -> None:
+    """This test process's own LAUNCHOPS_HOME, made here and removed at its end (each
+    xdist process makes its own): whatever runs a command or the library without a home
+    of its own (an in-process `agents card` and its card cache, the sandbox profile's
+    key) writes there, never to the user's ~/.launchops."""
+    import os
+    import shutil
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix="launchops-tests-home-")
+    os.environ["LAUNCHOPS_HOME"] = home
+    config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
 
 
 @pytest.fixture(scope="session")
