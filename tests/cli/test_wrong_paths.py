@@ -1,8 +1,9 @@
 """Paths a user gets wrong: a folder where a file goes, a path that is not there, an
 `--out` that cannot be written, a home that cannot hold a profile's state, a key file
-that is not a key, a kept chain or a journal that is not a database. Each is one line naming the path and what to give instead, before
-anything runs, never a traceback; a result that cannot be written after its launch landed
-says so and where the journal keeps it."""
+that is not a key, a kept chain or a journal that is not a database. Each is one line
+naming the path and what to give instead, before anything runs, never a traceback; a
+result that cannot be written after its launch landed says so and where the journal
+keeps it."""
 
 from __future__ import annotations
 
