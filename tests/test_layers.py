@@ -20,7 +20,8 @@ SOURCES = {
     "launchops.tasks": ROOT / "tasks",
 }
 FLOORS = [
-    ("errors", "states", "lazy", "exposure", "version", "web"),  # the ground: what everything names
+    # the ground: what everything names
+    ("errors", "states", "lazy", "exposure", "version", "web", "urls"),
     ("retries",),  # who retries what, in numbers
     ("api",),  # the service's contract and its client
     ("chain",),  # keys, signing, the RPC, watching signatures
