@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 
 import launchops.web as web
+from launchops.urls import shown
 
 Resolve = Callable[[str], list[str]]
 # A GET that any Prefect 3 server answers, and that basic auth guards (/health is left
@@ -70,17 +71,22 @@ class Exposure:
     def plain_http(self) -> bool:
         return bool(self.url) and not self.loopback and self.url.startswith("http://")
 
+    @property
+    def shown(self) -> str:
+        """The API's URL as printed: no user, password or query value."""
+        return shown(self.url or "")
+
     def describe(self) -> str:
         """One line for `launchops check`: where the API is and whether it asks for auth."""
         if self.url is None:
             return "no PREFECT_API_URL: Prefect's temporary server on this machine"
         if self.anonymous is None:
-            return f"{self.url}: cannot tell whether it asks for auth ({self.detail})"
+            return f"{self.shown}: cannot tell whether it asks for auth ({self.detail})"
         where = "loopback" if self.loopback else "reachable from other machines"
         if not self.anonymous:
             clear = ": plain http, put TLS in front" if self.plain_http else ""
-            return f"{self.url} asks for auth ({where}{clear})"
-        return f"{self.url} answers anonymous requests ({where})"
+            return f"{self.shown} asks for auth ({where}{clear})"
+        return f"{self.shown} answers anonymous requests ({where})"
 
 
 def probe(url: str | None, *, resolver: Resolve = resolve, timeout: float = 5.0) -> Exposure:
@@ -104,7 +110,7 @@ def refusal(exposure: Exposure, what: str) -> str:
     """The one line a command refused on an open server prints; `what` is what it would
     have exposed (a Prefect-held key, a public profile's deployments)."""
     return (
-        f"the Prefect API {exposure.url} answers anonymous requests and is not on loopback: "
+        f"the Prefect API {exposure.shown} answers anonymous requests and is not on loopback: "
         f"{what} would be open to anyone who reaches it. Set PREFECT_SERVER_API_AUTH_STRING "
         f"on the server and PREFECT_API_AUTH_STRING here (see docs/several-machines.md, "
         f"Running on several machines), or pass {OVERRIDE}"
@@ -115,7 +121,7 @@ def override_warning(exposure: Exposure, what: str) -> str:
     """The warning a command prints when `--insecure-server` makes it go on against an
     open server; `what` as for `refusal`."""
     return (
-        f"WARNING: {OVERRIDE}: the Prefect API {exposure.url} answers ANYONE who reaches it; "
+        f"WARNING: {OVERRIDE}: the Prefect API {exposure.shown} answers ANYONE who reaches it; "
         f"{what} is open to them (they can read Secret blocks and run deployments)"
     )
 

@@ -17,6 +17,7 @@ from solders.pubkey import Pubkey
 
 from launchops.errors import APIStatusError, ChainError, LaunchOpsError, ServiceError
 from launchops.retries import RetryPolicy
+from launchops.urls import shown
 
 if TYPE_CHECKING:
     from launchops.chain.rpc import ChainRpc
@@ -43,17 +44,18 @@ class Finding:
 async def check_service(profile: Profile) -> Finding:
     from launchops.api.client import AsyncServiceClient
 
+    service = shown(profile.base_url)
     async with AsyncServiceClient(
         profile.base_url, network=profile.network, retry=ONCE, timeout=profile.timeout_seconds
     ) as client:
         try:
             page = await client.list_agents(page_size=1)
         except APIStatusError as exc:
-            return Finding("service", False, f"{profile.base_url} answered {exc}: check base_url")
+            return Finding("service", False, f"{service} answered {exc}: check base_url")
         except ServiceError as exc:
             hint = "check base_url" if profile.service == "public" else SANDBOX_HINT
-            return Finding("service", False, f"cannot reach {profile.base_url}: {exc}; {hint}")
-    return Finding("service", True, f"{profile.base_url} answers ({page.total} agents listed)")
+            return Finding("service", False, f"cannot reach {service}: {exc}; {hint}")
+    return Finding("service", True, f"{service} answers ({page.total} agents listed)")
 
 
 async def check_cluster(profile: Profile, rpc: ChainRpc) -> Finding:
@@ -69,7 +71,7 @@ async def check_cluster(profile: Profile, rpc: ChainRpc) -> Finding:
     problem = mismatch(profile, served)
     if problem is not None:
         return Finding("cluster", False, problem.replace(": nothing was sent.", ":"))
-    return Finding("cluster", True, f"{profile.rpc_url} serves {describe(served)}")
+    return Finding("cluster", True, f"{rpc.shown} serves {describe(served)}")
 
 
 async def check_same_chain(profile: Profile, rpc: ChainRpc) -> Finding:
@@ -77,31 +79,32 @@ async def check_same_chain(profile: Profile, rpc: ChainRpc) -> Finding:
     service announces is the one the RPC answers (two sandboxes are two chains)."""
     from launchops.config.announced import sandbox_info
 
+    service = shown(profile.base_url)
     info = await asyncio.to_thread(sandbox_info, profile.base_url, profile.timeout_seconds)
     if info is None:
         return Finding(
             "cluster",
             False,
-            f"cannot tell whether {profile.rpc_url} is the chain of the service at "
-            f"{profile.base_url}: it does not answer GET /_sandbox/info; check base_url",
+            f"cannot tell whether {rpc.shown} is the chain of the service at "
+            f"{service}: it does not answer GET /_sandbox/info; check base_url",
         )
     try:
         answer, _ = await rpc.call("getIdentity", [], retry=False)
         identity = answer.get("identity") if isinstance(answer, dict) else None
     except ChainError as exc:
-        return Finding("cluster", False, f"{profile.rpc_url} does not say its identity: {exc}")
+        return Finding("cluster", False, f"{rpc.shown} does not say its identity: {exc}")
     if identity != info.get("identity"):
         return Finding(
             "cluster",
             False,
-            f"{profile.rpc_url} is another chain than the service's: the sandbox at "
-            f"{profile.base_url} builds on {info['rpcUrl']}; set rpc_url "
+            f"{rpc.shown} is another chain than the service's: the sandbox at "
+            f"{service} builds on {shown(str(info['rpcUrl']))}; set rpc_url "
             "(LAUNCHOPS_RPC_URL) to it, or leave it unset",
         )
     return Finding(
         "cluster",
         True,
-        f"{profile.rpc_url} is the chain of the sandbox at {profile.base_url} (same node identity)",
+        f"{rpc.shown} is the chain of the sandbox at {service} (same node identity)",
     )
 
 
@@ -134,21 +137,21 @@ async def check_journal(profile: Profile) -> Finding:
 
     from launchops.journal.store import Journal
 
-    shown = make_url(profile.journal).render_as_string(hide_password=True)
+    where = make_url(profile.journal).render_as_string(hide_password=True)
     try:
         journal = await Journal.open(profile.journal)
     except LaunchOpsError as exc:  # launchops' own sentence: it names what to do
         return Finding("journal", False, str(exc))
     except Exception as exc:  # any driver's failure to connect: reported, not raised
-        what = f"{shown} cannot be opened ({type(exc).__name__})"
+        what = f"{where} cannot be opened ({type(exc).__name__})"
         return Finding("journal", False, f"{what}: check journal_url")
     try:
         records = await journal.all()
     except LaunchOpsError as exc:
-        return Finding("journal", False, f"{shown}: {exc}")
+        return Finding("journal", False, f"{where}: {exc}")
     finally:
         await journal.close()
-    return Finding("journal", True, f"{shown} ({len(records)} entries)")
+    return Finding("journal", True, f"{where} ({len(records)} entries)")
 
 
 async def check_block_engine(profile: Profile) -> Finding | None:
@@ -167,12 +170,12 @@ async def check_block_engine(profile: Profile) -> Finding | None:
         return Finding(
             "block engine",
             False,
-            f"{url} did not answer getTipAccounts: {exc}; check "
+            f"{shown(url)} did not answer getTipAccounts: {exc}; check "
             "landing.block_engine_url (up to /api/v1)",
         )
     finally:
         await senders.close()
-    return Finding("block engine", True, f"{url} answers: {len(accounts)} tip accounts")
+    return Finding("block engine", True, f"{shown(url)} answers: {len(accounts)} tip accounts")
 
 
 def check_prefect(exposure: Exposure) -> Finding:

@@ -20,6 +20,7 @@ from launchops.api.errors import (
     UnexpectedResponseError,
 )
 from launchops.api.fields import problems_of
+from launchops.urls import shown
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -43,13 +44,18 @@ def error_from_response(response: httpx.Response) -> APIStatusError:
     else:
         error, details = _error_text(body, status)
     cls = _STATUS_ERRORS.get(status) or (ServerError if status >= 500 else UnexpectedResponseError)
-    where = {"method": response.request.method, "url": str(response.request.url)}
+    where = {"method": response.request.method, "url": _url(response.request)}
     if cls is RateLimitedError:
         retry_after = _retry_after(response.headers.get("Retry-After"))
         return RateLimitedError(
             status, error, retry_after=retry_after, details=details, body=body, **where
         )
     return cls(status, error, details=details, body=body, **where)
+
+
+def _url(request: httpx.Request) -> str:
+    """The request's URL as an error keeps it: no user, password or query value."""
+    return shown(str(request.url), path_keys=False)
 
 
 def _error_text(body: Any, status: int) -> tuple[str, list[Any]]:
@@ -109,7 +115,7 @@ def json_body(response: httpx.Response) -> Any:
             response.status_code,
             not_json(response),
             method=request.method,
-            url=str(request.url),
+            url=_url(request),
         ) from None
 
 
@@ -143,5 +149,5 @@ def _unexpected(
         details=details,
         body=body,
         method=request.method,
-        url=str(request.url),
+        url=_url(request),
     )

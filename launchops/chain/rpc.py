@@ -40,6 +40,7 @@ from launchops.chain.answers import (
 from launchops.chain.landing import LEVELS, Landing
 from launchops.errors import RpcGone, RpcUnavailable, TransactionRejected
 from launchops.retries import RPC_CALLS, Outage, RetryPolicy
+from launchops.urls import scrubbed, shown
 from launchops.web import verify_for
 
 T = TypeVar("T")
@@ -82,6 +83,7 @@ class ChainRpc:
         notify: Callable[[str], None] | None = None,
     ) -> None:
         self.url = url
+        self.shown = shown(url)  # what errors and logs say of it: no key
         self.timeout = timeout
         self.retry = retry
         self.limiter = limiter
@@ -105,7 +107,7 @@ class ChainRpc:
 
     def _gone(self, reason: str) -> RpcGone:
         return RpcGone(
-            f"RPC {self.url}: {reason}; it is down, unreachable or refusing every call. "
+            f"RPC {self.shown}: {reason}; it is down, unreachable or refusing every call. "
             "Check it (or set rpc_url to another), then run the same command again: every "
             "launch continues where it stopped"
         )
@@ -157,7 +159,7 @@ class ChainRpc:
         except RpcUnavailable as exc:
             if not exc.retried:
                 raise
-            raise self.outage.exhausted(exc, f"RPC {self.url}: ") from None
+            raise self.outage.exhausted(exc, f"RPC {self.shown}: ") from None
         raise AssertionError("unreachable")
 
     async def _once(
@@ -172,12 +174,13 @@ class ChainRpc:
             response = await self._http.post(self.url, json=body, timeout=timeout)
         except httpx.TimeoutException as exc:
             raise RpcUnavailable(
-                f"RPC {self.url}: no answer within {timeout:g} s ({type(exc).__name__})"
+                f"RPC {self.shown}: no answer within {timeout:g} s ({type(exc).__name__})"
             ) from None
         except (httpx.HTTPError, OSError) as exc:
-            raise RpcUnavailable(f"RPC {self.url}: {_described(exc)}") from None
+            described = scrubbed(_described(exc), self.url)
+            raise RpcUnavailable(f"RPC {self.shown}: {described}") from None
         try:
-            answer = read_answer(self.url, response, request_id, method)
+            answer = read_answer(self.shown, response, request_id, method)
         except RpcUnavailable:
             raise
         except Exception:
@@ -194,11 +197,11 @@ class ChainRpc:
         try:
             return convert(value)
         except Exception as exc:
-            raise malformed(self.url, f"{type(exc).__name__}: {exc}"[:200]) from None
+            raise malformed(self.shown, f"{type(exc).__name__}: {exc}"[:200]) from None
         except BaseException as exc:
             if type(exc).__name__ != "PanicException":
                 raise
-            raise malformed(self.url, "solders could not read it") from None
+            raise malformed(self.shown, "solders could not read it") from None
 
     # ── the chain's progress ────────────────────────────────────────────────
 

@@ -48,7 +48,7 @@ class Senders:
             try:
                 await rpc.call("sendTransaction", [_b64(raw), _SEND], retry=False)
             except ChainError as exc:
-                log.info("sender %s did not take a send: %s", rpc.url, exc)
+                log.info("sender %s did not take a send: %s", rpc.shown, exc)
 
     # ── the block engine ────────────────────────────────────────────────────
 

@@ -24,6 +24,7 @@ from solders.signature import Signature
 from launchops.chain.landing import Landing
 from launchops.chain.rpc import ChainRpc
 from launchops.errors import RpcGone
+from launchops.urls import scrubbed, shown
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 5.0
@@ -144,7 +145,11 @@ class SignatureFeed:
             self._broken(ConnectionError("the PubSub socket closed"))
 
     def _broken(self, exc: BaseException) -> None:
-        log.debug("PubSub feed at %s unavailable, polling instead: %s", self.url, exc)
+        log.debug(
+            "PubSub feed at %s unavailable, polling instead: %s",
+            shown(self.url),
+            scrubbed(str(exc), self.url),
+        )
         self._failed_at = time.monotonic()
         client, self._client = self._client, None
         if client is not None:

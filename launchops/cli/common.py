@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from launchops.urls import shown
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -344,7 +346,7 @@ def prefect_answers(url: str) -> None:
         failed = client.api_healthcheck()
     if failed is not None:  # the exception's name only: its text may quote a credential
         raise PrefectUnavailable(
-            f"the Prefect API {url} (PREFECT_API_URL) does not answer "
+            f"the Prefect API {shown(url)} (PREFECT_API_URL) does not answer "
             f"({type(failed).__name__}): start it, or unset PREFECT_API_URL for a temporary "
             "server of this command's own, or run with --no-prefect"
         )

@@ -95,12 +95,13 @@ def _admin(method: str, url: str, path: str, hint: str = "", **kw: Any) -> Any:
     import httpx
 
     import launchops.web as web
+    from launchops.urls import shown
 
     try:
         response = web.request(method, url.rstrip("/") + path, timeout=30, **kw)
     except httpx.TransportError as exc:
         raise _fail(
-            f"cannot reach the sandbox at {url} ({exc}); {hint}start it: launchops sandbox "
+            f"cannot reach the sandbox at {shown(url)} ({exc}); {hint}start it: launchops sandbox "
             "serve (it serves the sandbox profile's kept chain)"
         ) from None
     if response.status_code >= 400:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from launchops.api.programs import GENESIS_HASHES, NETWORK_CLUSTERS, cluster_of
 from launchops.errors import WrongCluster
+from launchops.urls import shown
 
 if TYPE_CHECKING:
     from launchops.chain.rpc import ChainRpc
@@ -38,7 +39,7 @@ def mismatch(profile: Profile, served: str) -> str | None:
     target = "the profile's genesis_hash" if profile.genesis_hash else str(profile.network)
     return (
         f"profile {profile.name} sends to {target}, {describe(wanted)}, but its RPC "
-        f"{profile.rpc_url} serves {describe(served)}: nothing was sent. Point rpc_url at "
+        f"{shown(profile.rpc_url)} serves {describe(served)}: nothing was sent. Point rpc_url at "
         f"a {NETWORK_CLUSTERS[str(profile.network)]} RPC, or set genesis_hash: {served} in "
         "the profile to use that cluster on purpose"
     )

@@ -23,6 +23,7 @@ import launchops.web as web
 from launchops.chain.rpc import ChainRpc
 from launchops.config.profiles import Profile
 from launchops.errors import RpcUnavailable, SandboxPortTaken, SandboxUnavailable
+from launchops.urls import shown
 
 SANDBOX_FUNDING = 100 * 10**9
 FAUCET_SECONDS = 30.0  # an airdrop not confirmed by then ends the run in one line
@@ -99,7 +100,7 @@ def _port_taken(rpc_url: str, host: str, port: int) -> str:
     if _is_sandbox(origin):  # another sandbox, on the port the profile's RPC URL is not
         return (
             f"a launchops sandbox is listening at {host}:{port}, but the profile's RPC URL "
-            f"{rpc_url} does not reach it: set LAUNCHOPS_RPC_URL={origin} and "
+            f"{shown(rpc_url)} does not reach it: set LAUNCHOPS_RPC_URL={origin} and "
             f"LAUNCHOPS_BASE_URL={origin}/v1 (or unset both)"
         )
     try:
@@ -152,5 +153,5 @@ async def fund_from_faucet(
         await asyncio.sleep(0.1)
     raise RpcUnavailable(
         f"the sandbox's faucet did not fund {key}: its airdrop {signature} was not confirmed "
-        f"within {within:g} s; is the sandbox at {rpc.url} busy or stopped? Run it again"
+        f"within {within:g} s; is the sandbox at {rpc.shown} busy or stopped? Run it again"
     )

@@ -25,6 +25,7 @@ from launchops.api.errors import (
 from launchops.api.fields import Network, problems_of
 from launchops.api.responses import error_from_response, json_body
 from launchops.retries import REGISTER_CALLS, SERVICE_CALLS, Outage, RetryPolicy
+from launchops.urls import scrubbed, shown
 from launchops.version import __version__
 from launchops.web import verify_for
 
@@ -53,6 +54,7 @@ class Transport:
         deadline: float | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.shown_url = shown(self.base_url)  # what errors say of it: no key
         self.deadline = deadline  # one call across its retries (None: the policy's attempts)
         self.outage = Outage(self._gone, deadline or float("inf"))
         self.network = Network(network)
@@ -76,7 +78,7 @@ class Transport:
 
     def _gone(self, reason: str) -> ServiceGone:
         return ServiceGone(
-            f"the service at {self.base_url}: {reason}; it is down, unreachable or refusing "
+            f"the service at {self.shown_url}: {reason}; it is down, unreachable or refusing "
             "every call. Run the same command again later: every launch continues where it "
             "stopped"
         )
@@ -130,7 +132,7 @@ class Transport:
     async def _send(
         self, method: str, path: str, *, left: float | None = None, **kw: Any
     ) -> httpx.Response:
-        url = f"{self.base_url}/{path}"
+        url = f"{self.shown_url}/{path}"
         if left is not None:  # no attempt outlasts what is left of the call's deadline
             timeout = self._http.timeout.read or left
             kw["timeout"] = max(min(timeout, left), 0.5)
@@ -142,14 +144,14 @@ class Transport:
             ) from exc
         except httpx.TransportError as exc:
             raise NetworkError(
-                f"{method} {url}: {type(exc).__name__}: {exc or 'connection failed'}",
+                f"{method} {url}: {type(exc).__name__}: {_text(exc, self.base_url)}",
                 method=method,
                 url=url,
             ) from exc
         if response.status_code >= 400:
             error = error_from_response(response)
             if response.status_code == 404 and path in NEVER_NOT_FOUND:
-                error = no_such_endpoint(error, self.base_url, path)
+                error = no_such_endpoint(error, self.shown_url, path)
             if not error.transient:
                 self.outage.answered()  # a refusal is an answer: the service is there
             raise error
@@ -157,6 +159,10 @@ class Transport:
             json_body(response)  # not the service's JSON (a CDN's page): NotJsonError, retried
         self.outage.answered()
         return response
+
+
+def _text(exc: Exception, base_url: str) -> str:
+    return scrubbed(str(exc), base_url) or "connection failed"
 
 
 def no_such_endpoint(error: APIStatusError, base_url: str, path: str) -> APIStatusError:
