@@ -1,6 +1,7 @@
 """No byte of the secret key (raw, base58, JSON or base64 form) reaches a log, the journal,
 a result file, a report, or Prefect's storage, across a launch, a batch and a Prefect run.
-The key's own file (0600) is the one place it lives."""
+The key's own file (0600) is the one place it lives. Nor does the key an RPC URL carries
+(`?api-key=`), or the password of a service URL."""
 
 from __future__ import annotations
 
@@ -79,8 +80,11 @@ def test_the_secret_key_appears_nowhere(sandbox_factory, tmp_path, prefect_serve
 
     sandbox = sandbox_factory()
     home = tmp_path / "home"
+    api_key, password = f"rpcK{os.urandom(12).hex()}", f"svcP{os.urandom(12).hex()}"
     env = {
         **profile_env(sandbox, home),
+        "LAUNCHOPS_RPC_URL": f"{sandbox.rpc_url}/?api-key={api_key}",
+        "LAUNCHOPS_BASE_URL": sandbox.base_url.replace("://", f"://ops:{password}@", 1),
         "PREFECT_API_URL": PREFECT_API_URL.value(),
         "PREFECT_LOGGING_LEVEL": "DEBUG",
     }
@@ -99,7 +103,7 @@ def test_the_secret_key_appears_nowhere(sandbox_factory, tmp_path, prefect_serve
     assert any(form in key_file.read_bytes() for form in forms(secret))  # the scan does find it
     places = [p for p in stored(home) if p != key_file]
     assert any(p.name == "journal.db" for p in places) and any(p.suffix == ".csv" for p in places)
-    assert_nowhere(forms(secret), outputs, places)
+    assert_nowhere([*forms(secret), api_key.encode(), password.encode()], outputs, places)
 
 
 def test_the_first_buyers_key_and_the_twitter_token_appear_nowhere(
