@@ -104,8 +104,10 @@ def _admin(method: str, url: str, path: str, hint: str = "", **kw: Any) -> Any:
             f"cannot reach the sandbox at {shown(url)} ({exc}); {hint}start it: launchops sandbox "
             "serve (it serves the sandbox profile's kept chain)"
         ) from None
-    if response.status_code >= 400:
-        raise _fail(f"{response.status_code} {response.text[:300]}")
+    if response.status_code >= 400:  # the service's envelope, read as the client reads it
+        from launchops.api.responses import error_from_response
+
+        raise _fail(str(error_from_response(response)))
     return response.json()
 
 
@@ -278,13 +280,27 @@ def seed(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Fill a running sandbox's registry with realistic agents (assets written on chain)."""
+    _seed_options(network, owner)
     params = {"agents": agents, "network": network, **({"owner": owner} if owner else {})}
     with _running(url, profile, base_url) as root:
         answer = _admin("POST", root, "/_sandbox/seed", params=params)
     if as_json:
         typer.echo(json.dumps(answer["agents"]))
     else:
-        typer.echo(f"added {len(answer['agents'])} agents on {network}")
+        added = len(answer["agents"])
+        typer.echo(f"added {added} agent{'' if added == 1 else 's'} on {network}")
+
+
+def _seed_options(network: str, owner: str | None) -> None:
+    """Refuse a network or owner the sandbox would refuse, before one is started."""
+    from solders.pubkey import Pubkey
+
+    if network not in ("solana-mainnet", "solana-devnet"):
+        raise _fail(f"--network: must be solana-mainnet or solana-devnet, not {network!r}")
+    try:
+        Pubkey.from_string(owner or "11111111111111111111111111111111")
+    except ValueError:
+        raise _fail(f"--owner: must be a base58 public key, not {owner!r}") from None
 
 
 @app.command()

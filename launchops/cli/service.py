@@ -47,6 +47,20 @@ def with_client(call: Call, work: Callable[[AsyncServiceClient], Awaitable[T]]) 
     return call.run(main)  # in the embedded sandbox, as `launch`, on the sandbox profile
 
 
+def _address(value: str, argument: str, of: str) -> str:
+    """`value` when it is a base58 public key; else the refusal, before anything is asked."""
+    from solders.pubkey import Pubkey
+
+    from launchops.errors import InvalidInputError
+
+    try:
+        Pubkey.from_string(value)
+    except ValueError:
+        why = f"must be a base58 public key of {of}, not {value!r}"
+        raise InvalidInputError("invalid input", [(argument, why)]) from None
+    return value
+
+
 def _when(value: Any) -> str:
     return value.strftime("%Y-%m-%d") if value else "-"
 
@@ -159,6 +173,8 @@ def agents_card(call: Call, address: AgentAddress) -> None:
     from launchops.api.client import FileCardCache
     from launchops.config.profiles import home
 
+    _address(address, "address", "the agent's asset")
+
     async def fetch(client: AsyncServiceClient) -> Any:
         client.card_cache = FileCardCache(home() / "card-cache.json")  # If-None-Match next time
         return await client.get_agent_card(address)
@@ -192,6 +208,7 @@ def agents_card(call: Call, address: AgentAddress) -> None:
 @shared(network=True)
 def tokens_get(call: Call, mint: Mint) -> None:
     """Show a token and every launch of it."""
+    _address(mint, "mint", "the token")
     data = with_client(call, lambda c: c.get_token(mint))
     if call.as_json:
         print_json(data.to_json_echo())

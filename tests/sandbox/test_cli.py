@@ -50,6 +50,12 @@ def test_serve_seed_faults_stats():
         bad = launchops("sandbox", "faults", "--set", "drop_rate=7", *url)
         assert bad.returncode == 1 and "drop_rate" in bad.stderr and "Traceback" not in bad.stderr
         assert json.loads(launchops("sandbox", "faults", "--clear", *url).stdout)["drop_rate"] == 0
+        for option, value in (("--owner", "xyz"), ("--network", "solana-testnet")):
+            refused = launchops("sandbox", "seed", option, value, *url)
+            assert refused.returncode == 1 and refused.stdout == "", refused.stdout
+            assert refused.stderr.startswith(f"error: {option}: must be"), refused.stderr
+        not_admin = launchops("sandbox", "seed", "--url", served.base_url)  # /v1: no admin
+        assert not_admin.stderr == "error: 404 Not found\n", not_admin.stderr
         stats = json.loads(launchops("sandbox", "stats", "--json", *url).stdout)
         assert stats["api"]["GET /v1/agents"] == 1 and stats["launches"]["agents"] == 5
         os.killpg(process.pid, signal.SIGTERM)
