@@ -54,10 +54,12 @@ def batch(
 
     call.load()
     missing = [str(t) for t in targets if not os.path.lexists(t)]
+    if missing:
+        raise refuse(f"no such launch file or folder: {', '.join(missing)}")
     files = [file for target in targets for file in launch_files(target)]
-    if missing or not files:
-        shown = ", ".join(missing or [str(t) for t in targets])
-        raise refuse(f"no launch files: {shown}")
+    if not files:
+        shown = ", ".join(str(t) for t in targets)
+        raise refuse(f"no launch files (*.yaml, *.yml) in {shown}")
     board = None if call.as_json else BatchProgress(len(files))
     update = board.update if board else (lambda row: None)
     note = board.note if board else (lambda key, step, message: None)

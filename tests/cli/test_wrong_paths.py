@@ -42,6 +42,11 @@ def test_a_folder_where_a_file_goes_is_refused_saying_what_to_give(tmp_path):
     missing = tmp_path / "no-such-folder"
     said = _one_line(launchops(env, "deploy", "--launches", str(missing), "--serve"), 2)
     assert said == f"error: --launches {missing}: no such launch file or folder"
+    said = _one_line(launchops(env, "batch", str(launch), str(missing)), 2)
+    assert said == f"error: no such launch file or folder: {missing}"
+    (empty := tmp_path / "empty").mkdir()
+    said = _one_line(launchops(env, "batch", str(empty)), 2)
+    assert said == f"error: no launch files (*.yaml, *.yml) in {empty}"
     said = _one_line(launchops(env, "agents", "mint", str(folder)), 2)
     assert f"{folder} is a folder, not an agent file" in said
     assert not (tmp_path / "home" / "sandbox" / "journal.db").exists()  # nothing ran
