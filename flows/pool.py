@@ -19,6 +19,7 @@ from launchops.tasks.events import EVENT_PREFIX
 from launchops.tasks.limits import limit_names, shared_rate
 
 from launchops.config.profiles import Profile
+from launchops.urls import shown
 
 CRASH_AUTOMATION = "launchops: crash flow runs whose worker died"
 ATTENTION_AUTOMATION = "launchops: a launch needs attention"
@@ -160,7 +161,7 @@ async def _attention_automation(client: Any, webhook: str, done: Prepared) -> No
     )
     automation = AutomationCore(name=ATTENTION_AUTOMATION, trigger=trigger, actions=[action])
     await client.create_automation(automation)
-    what = f"automation {ATTENTION_AUTOMATION!r} -> webhook {webhook}"
+    what = f"automation {ATTENTION_AUTOMATION!r} -> webhook {shown(webhook)}"
     (done.kept if existed else done.made).append(what)
 
 

@@ -99,16 +99,23 @@ def test_an_unquoted_schedule_time_is_taken(tmp_path):
 
 
 def test_a_second_deploy_says_what_exists(tmp_path, monkeypatch, prefect_server):
-    """What a second `deploy --pool` finds is `kept` (printed "exists"), never "made"."""
+    """What a second `deploy --pool` finds is `kept` (printed "exists"), never "made"; the
+    webhook's token (a segment of its path, as a chat's incoming webhook has) never shows."""
     from launchops.flows.pool import prepare
 
     from launchops.config.profiles import load_profile
 
     monkeypatch.setenv("LAUNCHOPS_HOME", str(tmp_path / "home"))
     settings = load_profile("sandbox")
-    hook = "https://hooks.example.com/launchops"
+    token = "xq7Vb2Kp9Lm4Nw8Rt5Yz1Hc3"
+    hook = f"https://hooks.example.com/services/T0001/B0002/{token}"
     first = asyncio.run(prepare("launchops-again", settings, notify_webhook=hook))
     again = asyncio.run(prepare("launchops-again", settings, notify_webhook=hook))
+    said = first.made + first.kept + again.kept
+    assert not any(token in line for line in said), said
+    assert any(
+        line.endswith("webhook https://hooks.example.com/services/T0001/B0002/***") for line in said
+    )
     assert sum("automation" in line for line in first.made + first.kept) == 2, first
     assert any("work pool" in line for line in first.made), first
     assert again.made == [], again
