@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from launchops.cli.command import Call, shared
-from launchops.cli.common import console, print_json, refuse, refuse_folder, short
+from launchops.cli.common import console, counted, print_json, refuse, refuse_folder, short
 from launchops.cli.service import agents_app
 from launchops.cli.tables import Column, Listing, print_listing
 
@@ -157,7 +157,7 @@ def print_statuses(results: list[LaunchStatusResult], as_json: bool, single: boo
         print_json(data)
         return
     columns = [Column("symbol"), Column("status"), Column("genesis"), Column("mechanic")]
-    listing = Listing(f"{len(results)} launches", [*columns, Column("key", shrinks=True)])
+    listing = Listing(counted(len(results), "launch"), [*columns, Column("key", shrinks=True)])
     for r in results:
         detail = r.launch_page if single else None
         listing.add([r.symbol, r.status, short(r.genesis_address), r.mechanic, r.key], detail)

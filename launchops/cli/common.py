@@ -78,6 +78,13 @@ def short(address: Any) -> str:
     return f"{text[:6]}…{text[-6:]}" if len(text) > 16 else text or "-"
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 launch`, `3 launches`: a count and its noun (plural by `s` or `es`)."""
+    if number == 1:
+        return f"{number} {noun}"
+    return f"{number} {noun}{'es' if noun.endswith(('s', 'sh', 'ch', 'x')) else 's'}"
+
+
 def error_line(message: str) -> Console:
     """`error: MESSAGE` on stderr: "error:" in bold red on a terminal, plain text in a pipe
     or a log. The message is text, never markup (an error may quote `[...]`). Returns the

@@ -55,17 +55,18 @@ def install(app: typer.Typer) -> None:
 @shared()
 def validate(
     call: Call,
-    target: Annotated[Path, typer.Argument(help="A launch file, or a folder of them.")],
+    targets: Annotated[list[Path], typer.Argument(help="Launch files or folders of them.")],
 ) -> None:
     """Check launch files against every rule, with no network call."""
     from launchops.config.launchfile import launch_files
 
     settings = call.settings
-    if not target.exists():
-        raise refuse(f"{target}: no such launch file or folder")
-    files = launch_files(target)
+    missing = [str(t) for t in targets if not t.exists()]
+    if missing:
+        raise refuse(f"{', '.join(missing)}: no such launch file or folder")
+    files = list(dict.fromkeys(f for target in targets for f in launch_files(target)))
     if not files:
-        raise typer.BadParameter(f"no launch files (*.yaml, *.yml) in {target}")
+        raise refuse(f"no launch files (*.yaml, *.yml) in {', '.join(map(str, targets))}")
     wallet = _profile_wallet(settings)
     results = [_checked(settings, wallet, path) for path in files]
     bad = [r for r in results if not r["ok"]]
@@ -295,6 +296,14 @@ def status(
                 "events": [{"at": at.isoformat(), "step": s, "message": m} for at, s, m in events],
             }
         print_json(data)
+        return
+    if not records:  # a title over nothing reads as a broken table: say what is there
+        where = "" if call.profile == "sandbox" else f" --profile {call.profile}"
+        console().print(
+            f"no launches in the journal of profile {call.profile} yet; "
+            f"launchops launch FILE{where} starts one",
+            markup=False,
+        )
         return
     _print_status(call.profile, records, events)
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, NamedTuple
 
 import typer
 
-from launchops.cli.common import BaseUrlOpt, ProfileOpt
+from launchops.cli.common import BaseUrlOpt, ProfileOpt, counted
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -287,8 +287,7 @@ def seed(
     if as_json:
         typer.echo(json.dumps(answer["agents"]))
     else:
-        added = len(answer["agents"])
-        typer.echo(f"added {added} agent{'' if added == 1 else 's'} on {network}")
+        typer.echo(f"added {counted(len(answer['agents']), 'agent')} on {network}")
 
 
 def _seed_options(network: str, owner: str | None) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from launchops.cli.command import Call, shared
-from launchops.cli.common import console, print_json, short
+from launchops.cli.common import console, counted, print_json, short
 
 if TYPE_CHECKING:
     from launchops.api.client import AsyncServiceClient
@@ -102,9 +102,9 @@ def agents_list(
     async def work(client: AsyncServiceClient) -> tuple[list[Any], str]:
         if all_pages:
             agents = [a async for a in client.iter_agents(page_size=100, **filters)]
-            return agents, f"{len(agents)} agents"
+            return agents, counted(len(agents), "agent")
         result = await client.list_agents(page=page, page_size=page_size, **filters)
-        footer = f"page {result.page} of {result.total_pages} · {result.total} agents"
+        footer = f"page {result.page} of {result.total_pages} · {counted(result.total, 'agent')}"
         return result.agents, footer
 
     agents, footer = with_client(call, work)

@@ -36,6 +36,8 @@ def test_the_after_launch_commands(sandbox_factory, tmp_path):
     genesis = json.loads(launched.stdout)["genesisAccount"]
     status = launchops(env, "launches", "status", "cli-curve", "--json")
     assert json.loads(status.stdout)["genesisAddress"] == genesis
+    shown = launchops(env, "launches", "status", "cli-curve").stdout
+    assert shown.startswith("1 launch\n"), shown
     listed = launchops(env, "launches", "list", "--status", "live")
     assert listed.returncode == 0, listed.stderr
     fits(listed.stdout)

@@ -35,6 +35,9 @@ def test_validate_reports_file_line_field_and_exits_1(env, tmp_path):
     assert "1 valid, 2 invalid" in result.stderr
     as_json = json.loads(run(environment, "validate", str(good), "--json").stdout)
     assert as_json[0]["ok"] is True and as_json[0]["key"].startswith("h-")
+    other = write_launch(tmp_path, "other.yaml", key="other")  # as a shell's glob gives them
+    several = run(environment, "validate", str(good), str(other), str(good), "--json")
+    assert [r["file"] for r in json.loads(several.stdout)] == [str(good), str(other)]
 
 
 def test_launch_writes_its_result_and_a_rerun_reports_it(env, tmp_path):
@@ -107,6 +110,11 @@ def test_unknown_resume_key_and_missing_file(env, tmp_path):
     assert no_file.returncode == 2 and "no such launch file" in no_file.stderr
     not_there = run(environment, "validate", str(tmp_path / "absent.yaml"))
     assert not_there.returncode == 2 and "no such launch file" in not_there.stderr
+    nothing = run(environment, "status")
+    assert nothing.returncode == 0, nothing.stderr
+    assert nothing.stdout == (
+        "no launches in the journal of profile sandbox yet; launchops launch FILE starts one\n"
+    )
 
 
 def test_launch_through_prefect(env, tmp_path, prefect_server):
