@@ -75,6 +75,9 @@ def fund_batch(
     refuse_folder(file, "a funding list", "give a CSV or YAML file of agent, amount, memo")
     if not file.is_file():  # refused before Prefect starts or the profile is read
         raise refuse(f"{file}: no such funding list (a CSV or YAML file)")
+    from launchops.pipeline.transfers import read_funding_list
+
+    read_funding_list(file)  # a list that is not one is refused before Prefect starts too
 
     async def plain() -> BatchResult:
         return await library.fund_agents(file, profile=call.settings, concurrency=concurrency)

@@ -154,12 +154,17 @@ TRANSFER_STEPS: dict[Step, StepFunction] = {
 }
 
 
+REQUIRED_COLUMNS = ("agent", "amount", "memo")
+FUNDING_COLUMNS = (*REQUIRED_COLUMNS, "id", "network")
+
+
 def read_funding_list(path: Path) -> list[dict[str, Any]]:
-    """Rows of `agent, amount, memo[, id, network]` from a YAML list or a CSV with a header."""
+    """Rows of `agent, amount, memo[, id, network]` from a YAML list or a CSV with a header;
+    a file that is not one (no header, a column or key it does not take, a row longer than
+    the header) is refused naming the line and what to fix, never read as no rows."""
     text = read_text(path)
     if path.suffix.lower() == ".csv":
-        rows = [dict(r) for r in csv.DictReader(text.splitlines())]
-        where = [index + 2 for index in range(len(rows))]  # line numbers, after the header
+        rows, where = _csv_rows(path, text)
     else:
         data = parse_yaml(path, text)[1]
         data = data.get("transfers") if isinstance(data, dict) else data
@@ -168,14 +173,50 @@ def read_funding_list(path: Path) -> list[dict[str, Any]]:
             raise LaunchFileError([problem])
         rows, where = data, [None] * len(data)
     problems = []
-    for row, line in zip(rows, where, strict=True):
-        for field in ("agent", "amount", "memo"):
+    for index, (row, line) in enumerate(zip(rows, where, strict=True)):
+        unknown = [str(k) for k in row if k not in FUNDING_COLUMNS]
+        if unknown:
+            at = f"row {index + 1}" if line is None else "(row)"
+            problems.append(Problem(str(path), line, at, _not_taken(unknown)))
+        for field in REQUIRED_COLUMNS:
             if row.get(field) in (None, ""):
                 problems.append(Problem(str(path), line, field, "is required"))
         row["line"] = line
     if problems:
         raise LaunchFileError(problems)
     return rows
+
+
+def _not_taken(names: list[str]) -> str:
+    return f"takes only {', '.join(FUNDING_COLUMNS)}; not {', '.join(names)}"
+
+
+def _csv_rows(path: Path, text: str) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """A CSV's rows by its header, each with its line number; a header without the columns
+    a transfer needs, a column it does not take, or a row longer than the header is refused."""
+    reader = csv.DictReader(text.splitlines())
+    # a spreadsheet's export may begin with a byte order mark: not part of the first name
+    header = [name.strip().lstrip("\ufeff") for name in reader.fieldnames or []]
+    missing = [name for name in REQUIRED_COLUMNS if name not in header]
+    if missing:
+        found = ", ".join(header) if header else "nothing"
+        found = found if found.isprintable() else repr(found)
+        why = f"the first line must name the columns agent, amount, memo; found {found}"
+        raise LaunchFileError([Problem(str(path), 1, "(header)", why)])
+    unknown = [name for name in header if name not in FUNDING_COLUMNS]
+    if unknown:
+        raise LaunchFileError([Problem(str(path), 1, "(header)", _not_taken(unknown))])
+    reader.fieldnames = header
+    rows, where, problems = [], [], []
+    for row in reader:
+        if None in row:  # more values than the header has columns
+            why = f"has {len(header) + len(row[None])} values for {len(header)} columns"
+            problems.append(Problem(str(path), reader.line_num, "(row)", why))
+        rows.append({k: v for k, v in row.items() if k is not None})
+        where.append(reader.line_num)
+    if problems:
+        raise LaunchFileError(problems)
+    return rows, where
 
 
 def transfer_summary(record: LaunchRecord) -> dict[str, Any]:
