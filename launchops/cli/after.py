@@ -86,6 +86,9 @@ def claim(
     if wallets is not None:  # the file's problems before Prefect starts or anything is sent
         from launchops.config.wallets import read_wallets
 
+        refuse_folder(wallets, "a wallets list", "give a YAML file of wallets")
+        if not wallets.exists():
+            raise refuse(f"--wallets {wallets}: no such wallets list (a YAML file)")
         read_wallets(wallets)
 
     async def plain() -> list[ClaimResult]:

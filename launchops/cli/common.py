@@ -65,7 +65,7 @@ InsecureServer = Annotated[
 def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
 
 
 def print_json(data: Any) -> None:
@@ -342,9 +342,16 @@ def drive(
     return asyncio.run(_awaited(plain))
 
 
-def prefect_answers(url: str) -> None:
-    """PrefectUnavailable (one line) when the configured Prefect API does not answer its
-    health check, asked with Prefect's own client (its TLS and auth settings)."""
+DRIVE_INSTEAD = (
+    "start it, or unset PREFECT_API_URL for a temporary server of this command's own, or run "
+    "with --no-prefect"
+)
+
+
+def prefect_answers(url: str, instead: str = DRIVE_INSTEAD) -> None:
+    """PrefectUnavailable (one line, ending in `instead`: what to do) when the configured
+    Prefect API does not answer its health check, asked with Prefect's own client (its TLS
+    and auth settings)."""
     from prefect.client.orchestration import get_client
 
     from launchops.errors import PrefectUnavailable
@@ -354,8 +361,7 @@ def prefect_answers(url: str) -> None:
     if failed is not None:  # the exception's name only: its text may quote a credential
         raise PrefectUnavailable(
             f"the Prefect API {shown(url)} (PREFECT_API_URL) does not answer "
-            f"({type(failed).__name__}): start it, or unset PREFECT_API_URL for a temporary "
-            "server of this command's own, or run with --no-prefect"
+            f"({type(failed).__name__}): {instead}"
         )
 
 

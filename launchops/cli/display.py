@@ -28,10 +28,10 @@ def live_display(render: Callable[[], Any], *, refresh_per_second: float = 8) ->
 
     if not sys.stderr.isatty():  # a log, a pipe: no redrawing, the last render once
         yield _Printed()
-        Console(stderr=True, highlight=False, soft_wrap=True).print(render())
+        Console(stderr=True, highlight=False, soft_wrap=True, emoji=False).print(render())
         return
     with _lines_above() as (terminal, lines):
-        console = Console(file=terminal, highlight=False, soft_wrap=True)
+        console = Console(file=terminal, highlight=False, soft_wrap=True, emoji=False)
         live = Live(
             console=console,
             get_renderable=render,

@@ -16,6 +16,7 @@ from launchops.cli.common import (
     console,
     exposed_by,
     guard_prefect_api,
+    prefect_answers,
     prefect_api_url,
     print_json,
     quiet_prefect,
@@ -99,7 +100,14 @@ def deploy(
     with --pool, also make what the server needs for workers (pool, limits, automations).
     A public profile or a `prefect-secret:` key is refused on a Prefect API that answers
     anyone from other machines (--insecure-server to go on all the same)."""
-    _refuse_early(serve, pool, claim_wallets)
+    _refuse_early(serve, pool, claim_wallets, {"--batch": batch, "--launches": launches})
+    configured = prefect_api_url()
+    if configured is not None:  # one line when it does not answer, not Prefect's traceback
+        where = "--pool registers" if pool else "--serve keeps"
+        instead = f"start it ({where} the deployments there)"
+        if serve:
+            instead += ", or unset PREFECT_API_URL for a server of this command's own"
+        prefect_answers(configured, instead)
     settings = call.settings
     exposed = exposed_by(settings, deploying=True)
     if exposed:  # nothing to expose: no question to the server
@@ -132,7 +140,9 @@ def deploy(
         _serve(deployments, one_offs)
 
 
-def _refuse_early(serve: bool, pool: str | None, claim_wallets: Path | None) -> None:
+def _refuse_early(
+    serve: bool, pool: str | None, claim_wallets: Path | None, paths: dict[str, list[Path] | None]
+) -> None:
     """What deploy refuses before it reads the profile or asks Prefect anything."""
     if serve == bool(pool):
         raise refuse("give exactly one of --serve or --pool NAME")
@@ -142,6 +152,10 @@ def _refuse_early(serve: bool, pool: str | None, claim_wallets: Path | None) -> 
             "use, and no PREFECT_API_URL is set (it would go to a temporary server that "
             "ends with this command): set PREFECT_API_URL (and PREFECT_API_AUTH_STRING)"
         )
+    for option, targets in paths.items():  # a typo in a cron's folder fails every run
+        for target in targets or []:
+            if not target.exists():  # refused as validate and launch refuse it: exit 2
+                raise refuse(f"{option} {target}: no such launch file or folder")
     if claim_wallets is not None:
         _check_wallets(claim_wallets)
 
@@ -151,6 +165,8 @@ def _check_wallets(path: Path) -> None:
     from launchops.config.wallets import read_wallets
     from launchops.errors import LaunchFileError
 
+    if not path.exists():
+        raise refuse(f"--claim-wallets {path}: no such wallets list (a YAML file)")
     try:
         read_wallets(path)
     except LaunchFileError as exc:
@@ -197,9 +213,6 @@ def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, 
     from launchops.config.launchfile import launch_files, plan_launch
     from launchops.config.schedule import Schedule, too_soon_to_deploy
 
-    for target in targets:  # refused as validate and launch refuse it: exit 2
-        if not target.exists():
-            raise refuse(f"--launches {target}: no such launch file or folder")
     files = [f for target in targets for f in launch_files(target)]
     wallet = _wallet(settings) if files else None
     found = []

@@ -72,6 +72,13 @@ def test_a_prefect_api_that_does_not_answer_is_one_line_and_launches_nothing(env
         [line] = done.stderr.splitlines()
         assert line.startswith(f"error: the Prefect API {url} (PREFECT_API_URL) does not answer")
         assert line.endswith("or run with --no-prefect"), line
+    down = {**environment, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    for how, ends in (("--serve", "a server of this command's own"), ("--pool", "there)")):
+        done = launchops(down, "deploy", how, *(["launchops"] if how == "--pool" else []))
+        assert done.returncode == 1, done.stderr
+        _no_traceback(done.stderr)
+        [line] = done.stderr.splitlines()
+        assert "(PREFECT_API_URL) does not answer" in line and line.endswith(ends), line
     assert json.loads(launchops(environment, "status", "--json").stdout) == []
     assert "POST /v1/launches/create" not in stats(sandbox)["api"]
 

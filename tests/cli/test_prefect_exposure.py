@@ -164,6 +164,9 @@ def test_check_and_deploy_accept_a_server_that_asks_for_auth(api, tmp_path):
     # The key is asked of that API (this fake one answers no block), in one line
     key = checks["key"]["detail"]
     assert "did not give the Secret block" in key and "Traceback" not in done.stderr, key
+    # as a table: the text as it is (`:x:` is not an emoji's name to the terminal)
+    table = launchops(tmp_path, api, "check", LAUNCHOPS_KEYPAIR="prefect-secret:x").stdout
+    assert "keypair prefect-secret:x: the Prefect API" in table, table
 
 
 def test_deploy_refuses_a_public_profile_on_an_open_server(api, tmp_path):

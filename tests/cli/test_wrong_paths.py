@@ -42,6 +42,14 @@ def test_a_folder_where_a_file_goes_is_refused_saying_what_to_give(tmp_path):
     missing = tmp_path / "no-such-folder"
     said = _one_line(launchops(env, "deploy", "--launches", str(missing), "--serve"), 2)
     assert said == f"error: --launches {missing}: no such launch file or folder"
+    said = _one_line(launchops(env, "deploy", "--batch", str(missing), "--serve"), 2)
+    assert said == f"error: --batch {missing}: no such launch file or folder"
+    said = _one_line(launchops(env, "deploy", "--claim-wallets", str(missing), "--serve"), 2)
+    assert said == f"error: --claim-wallets {missing}: no such wallets list (a YAML file)"
+    said = _one_line(launchops(env, "rewards", "claim", "--wallets", str(missing)), 2)
+    assert said == f"error: --wallets {missing}: no such wallets list (a YAML file)"
+    said = _one_line(launchops(env, "rewards", "claim", "--wallets", str(folder)), 2)
+    assert f"{folder} is a folder, not a wallets list" in said
     said = _one_line(launchops(env, "batch", str(launch), str(missing)), 2)
     assert said == f"error: no such launch file or folder: {missing}"
     (empty := tmp_path / "empty").mkdir()
