@@ -3,6 +3,7 @@ and a `--help` that imports nothing heavy."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 
@@ -94,6 +95,28 @@ def test_agents_card_and_tokens_get(service):
         json.loads(invoke(service, "tokens", "get", ex.MINT, "--json").output)
         == ex.TOKEN_RESPONSE["data"]
     )
+
+
+def test_what_the_service_says_is_printed_as_text(service):
+    """A token's or an agent's text is other people's: `[/x]` (rich's markup, which raised
+    in `tokens get`) and `:rocket:` (an emoji's name) are printed as they are."""
+    odd = "[/x] [bold]not bold[/bold] :rocket:"
+    token = copy.deepcopy(ex.TOKEN_RESPONSE)
+    token["data"]["baseToken"].update(description=odd, name="[red]Name")
+    card = copy.deepcopy(ex.AGENT_CARD)
+    card.update(name="[/]Agent", description=odd)
+    card["skills"][0].update(name="[/bold]", description=odd)
+    service.script("GET", f"tokens/{ex.MINT}", Answer(body=token))
+    service.script("GET", f"agents/{ex.AGENT}/agent-card.json", Answer(body=card))
+    shown = {
+        args[0]: invoke(service, *args)
+        for args in (("tokens", "get", ex.MINT), ("agents", "card", ex.AGENT))
+    }
+    for result in shown.values():
+        assert result.exit_code == 0, result.output
+        assert odd in result.output and "🚀" not in result.output, result.output
+    assert "[red]Name (MTK)" in shown["tokens"].output
+    assert "[/]Agent" in shown["agents"].output and "[/bold]" in shown["agents"].output
 
 
 def test_errors_are_one_clear_line_and_exit_1(service):

@@ -35,12 +35,13 @@ def check(call: Call) -> None:
         print_json({"profile": settings.name, "checks": [f.as_dict() for f in findings]})
     else:
         out = console()
-        out.print(
-            f"profile [bold]{settings.name}[/] ({settings.service} service, {settings.network})"
-        )
+        out.print("profile ", end="")
+        out.print(settings.name, end="", style="bold")
+        out.print(f" ({settings.service} service, {settings.network})")
         for finding in findings:
-            mark = "[green]ok  [/]" if finding.ok else "[red]FIX [/]"
-            out.print(f"{mark} {finding.check:<8} ", end="")
-            out.print(finding.detail, markup=False)
+            out.print(
+                "ok  " if finding.ok else "FIX ", end="", style="green" if finding.ok else "red"
+            )
+            out.print(f" {finding.check:<8} {finding.detail}")
     if not all(f.ok for f in findings):
         raise typer.Exit(1)

@@ -63,9 +63,13 @@ InsecureServer = Annotated[
 
 
 def console(stderr: bool = False) -> Console:
+    """The console every command prints with. What it prints is text: names, descriptions
+    and errors come from launch files, the service and other people's tokens, so neither
+    `[...]` (rich's markup: `[/x]` would raise) nor `:name:` (an emoji's) is read in it;
+    style goes in `style=` or a `Text`."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def print_json(data: Any) -> None:
@@ -267,10 +271,10 @@ def guard_prefect_api(exposed: str | None, insecure: bool) -> Exposure:
     if exposed and exposure.open:
         err = console(stderr=True)
         if not insecure:
-            err.print("[bold red]error:[/] ", end="")
-            err.print(refusal(exposure, exposed), markup=False)
+            err.print("error: ", end="", style="bold red")
+            err.print(refusal(exposure, exposed))
             raise typer.Exit(2)
-        err.print(override_warning(exposure, exposed), markup=False, style="bold red")
+        err.print(override_warning(exposure, exposed), style="bold red")
     return exposure
 
 

@@ -28,10 +28,12 @@ def live_display(render: Callable[[], Any], *, refresh_per_second: float = 8) ->
 
     if not sys.stderr.isatty():  # a log, a pipe: no redrawing, the last render once
         yield _Printed()
-        Console(stderr=True, highlight=False, soft_wrap=True, emoji=False).print(render())
+        Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False).print(
+            render()
+        )
         return
     with _lines_above() as (terminal, lines):
-        console = Console(file=terminal, highlight=False, soft_wrap=True, emoji=False)
+        console = Console(file=terminal, highlight=False, soft_wrap=True, markup=False, emoji=False)
         live = Live(
             console=console,
             get_renderable=render,
@@ -118,7 +120,8 @@ class StepBoard:
     beside them (the sandbox started, a key funded, a wait for the RPC) shows as a row
     above them, named for what said it."""
 
-    MARKS: ClassVar = {"waiting": "[dim]·[/]", "running": "[yellow]>[/]", "done": "[green]✓[/]"}
+    # step status -> (mark, style); any other status (stopped) is a red x
+    MARKS: ClassVar = {"waiting": ("·", "dim"), "running": (">", "yellow"), "done": ("✓", "green")}
 
     def __init__(self) -> None:
         from launchops.states import STEP_ORDER
@@ -159,15 +162,17 @@ class StepBoard:
 
     def _render(self) -> Any:
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(show_header=False, box=None)
         table.add_column(no_wrap=True)
         table.add_column(no_wrap=True)
         table.add_column(overflow="ellipsis")  # wrapped at words; a longer word ends in …
-        if self.note:
-            table.add_row("[dim]-[/]", self.note_from, self.note)
+        if self.note:  # Text: a note may quote the service or a file, `[...]` and all
+            table.add_row(Text("-", style="dim"), Text(self.note_from), Text(self.note))
         for step in self.steps:
-            table.add_row(self.MARKS.get(self.status[step], "[red]x[/]"), step, self.notes[step])
+            mark = Text(*self.MARKS.get(self.status[step], ("x", "red")))
+            table.add_row(mark, step, Text(self.notes[step]))
         return table
 
 
@@ -194,6 +199,7 @@ class BatchProgress:
     def _render(self) -> Any:
         from rich.progress_bar import ProgressBar
         from rich.table import Table
+        from rich.text import Text
 
         rows = list(self.rows.values())
         finished = sum(1 for row in rows if not row.underway)
@@ -208,5 +214,5 @@ class BatchProgress:
         counted = "  ".join(f"{state}: {n}" for state, n in sorted(tally.items()))
         grid.add_row("", counted or "validating")
         if self.waiting:
-            grid.add_row("", self.waiting)
+            grid.add_row("", Text(self.waiting))
         return grid

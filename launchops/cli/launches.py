@@ -76,7 +76,8 @@ def validate(
         out, err = console(), console(stderr=True)
         for result in results:
             if result["ok"]:
-                out.print(f"[green]ok[/]  {result['file']}  (key {result['key']})")
+                out.print("ok", end="", style="green")
+                out.print(f"  {result['file']}  (key {result['key']})")
             for p in result["problems"]:
                 where = f"{p['file']}:{p['line']}" if p["line"] else p["file"]
                 err.print(f"{where}: {p['field']}: {p['message']}", markup=False)

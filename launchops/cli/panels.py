@@ -88,6 +88,7 @@ def print_launch(
 ) -> None:
     """The panel of a launch's result (`written`: where its JSON was written, if it was)."""
     from rich.panel import Panel
+    from rich.text import Text
 
     out = console()
     room = max(out.width - FRAME - LABEL, 20)
@@ -113,7 +114,8 @@ def print_launch(
         grid.add("", step[1], whole=True)
     if written is not None:
         grid.add("result", show_path(written, room))
-    title = f"{fit(result['key'], out.width - 40)}: {_outcome(result)}"
+    # a Text: a Panel reads a str title as markup
+    title = Text(f"{fit(result['key'], out.width - 40)}: {_outcome(result)}")
     style = "green" if result["finished"] else "red"
     out.print(Panel(grid.table, title=title, border_style=style, expand=False), soft_wrap=False)
     for link in filter(None, links):  # whole, below: a link cut short opens nothing

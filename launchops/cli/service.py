@@ -190,14 +190,16 @@ def agents_card(call: Call, address: AgentAddress) -> None:
     lines = [card.description or "", "", f"url: {card.url or '-'}", f"version: {card.version}"]
     # A word longer than the panel (the card's URL) ends in "…", never cut silently.
     body = Text("\n".join(lines), overflow="ellipsis")
-    console().print(Panel(body, title=card.name, expand=False))
+    console().print(Panel(body, title=Text(card.name), expand=False))
     if card.skills:
         table = Table(title="Skills")
         for column in ("id", "name", "tags"):
             table.add_column(column, overflow="ellipsis")
         table.add_column("description")  # wrapped at word boundaries
         for s in card.skills:
-            table.add_row(s.id, s.name, ", ".join(s.tags), s.description)
+            table.add_row(
+                *(Text(cell) for cell in (s.id, s.name, ", ".join(s.tags), s.description))
+            )
         console().print(table)
 
 
@@ -214,13 +216,15 @@ def tokens_get(call: Call, mint: Mint) -> None:
         print_json(data.to_json_echo())
         return
     from rich.panel import Panel
+    from rich.text import Text
 
     from launchops.cli.tables import Column, Listing, print_listing
 
     token = data.base_token
     socials = ", ".join(f"{k}: {v}" for k, v in data.socials.to_wire().items()) or "-"
     body = f"{token.description}\n\nmint: {token.address}\nwebsite: {data.website or '-'}"
-    console().print(Panel(f"{body}\nsocials: {socials}", title=f"{token.name} ({token.symbol})"))
+    title = Text(f"{token.name} ({token.symbol})")
+    console().print(Panel(Text(f"{body}\nsocials: {socials}"), title=title))
     columns = [Column(c) for c in ("type", "status", "genesis account", "start", "end")]
     launches = Listing("Launches", columns)
     for launch in data.launches:  # its page on a line of its own below it, never broken

@@ -69,3 +69,24 @@ def test_the_batch_progress_is_one_display(sandbox_factory, tmp_path, terminal, 
     assert "EXIT=0" in screen, screen[-3000:]
     bars = [line for line in screen.splitlines() if re.search(r"\d+/4 launches", line)]
     assert len(bars) == 1 and "4/4 launches" in bars[0], screen
+
+
+def test_a_note_is_text_whatever_it_quotes():
+    """A step's note may quote the service or a file: `[/x]` (rich's markup, which would
+    raise mid-launch) and `:rocket:` show as they are, on the board and under the bar."""
+    import io
+
+    from rich.console import Console
+
+    from launchops.cli.display import BatchProgress, StepBoard
+
+    quoted = "400 Invalid input data: name: [/x] is not [bold]allowed[/bold] :rocket:"
+    board, bar = StepBoard(), BatchProgress(1)
+    board.update("k", "create", quoted)
+    board.update("k", "sandbox", quoted)
+    bar.note("", "rpc", quoted)
+    screen = io.StringIO()
+    out = Console(file=screen, width=200)  # rich's defaults: markup and emoji names read
+    out.print(board._render())
+    out.print(bar._render())
+    assert screen.getvalue().count(quoted) == 3, screen.getvalue()
