@@ -101,18 +101,12 @@ def deploy(
     A public profile or a `prefect-secret:` key is refused on a Prefect API that answers
     anyone from other machines (--insecure-server to go on all the same)."""
     _refuse_early(serve, pool, claim_wallets, {"--batch": batch, "--launches": launches})
-    configured = prefect_api_url()
-    if configured is not None:  # one line when it does not answer, not Prefect's traceback
-        where = "--pool registers" if pool else "--serve keeps"
-        instead = f"start it ({where} the deployments there)"
-        if serve:
-            instead += ", or unset PREFECT_API_URL for a server of this command's own"
-        prefect_answers(configured, instead)
     settings = call.settings
     exposed = exposed_by(settings, deploying=True)
     if exposed:  # nothing to expose: no question to the server
         guard_prefect_api(exposed, call.insecure_server)
     scheduled = _scheduled(settings, launches or [])
+    _answers(serve)
     quiet_prefect()
     if serve:
         from launchops.cli.scheduler import SCHEDULING
@@ -138,6 +132,17 @@ def deploy(
         _on_pool(pool, settings, deployments, crash_after, notify_webhook, call.as_json, one_offs)
     else:
         _serve(deployments, one_offs)
+
+
+def _answers(serve: bool) -> None:
+    """The Prefect API configured answers, or one line saying so (not Prefect's traceback)."""
+    configured = prefect_api_url()
+    if configured is None:  # a server of this command's own
+        return
+    instead = f"start it ({'--serve keeps' if serve else '--pool registers'} the deployments there)"
+    if serve:
+        instead += ", or unset PREFECT_API_URL for a server of this command's own"
+    prefect_answers(configured, instead)
 
 
 def _refuse_early(
