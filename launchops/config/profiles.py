@@ -220,16 +220,7 @@ def load_profile(
     path = profiles_file or home() / "profiles.yaml"
     from_file: dict[str, Any] = {}
     if path.is_file():
-        try:
-            document = load_yaml(path) or {}
-        except LaunchFileError as exc:
-            raise InvalidInputError(f"{path}: cannot be used", exc.problems) from None
-        profiles = document.get("profiles", {}) if isinstance(document, dict) else {}
-        from_file = profiles.get(name) or {}
-        if not isinstance(from_file, dict):
-            raise InvalidInputError(
-                f"{path}: profile {name} must be a mapping", [(name, "not a mapping")]
-            )
+        from_file = _from_file(path, name)
     elif profiles_file is not None:
         raise InvalidInputError(f"{path}: no such file", [(str(path), "no such file")])
     if name not in BUILT_IN and not from_file:
@@ -252,11 +243,49 @@ def load_profile(
         profile = Profile(name=name, **values)
     except ValidationError as exc:
         problems = [
-            (f"profile {name}: {field}", message) for field, message in problems_of(exc, values)
+            (_where(field, name, path, from_file, overrides), message)
+            for field, message in problems_of(exc, values)
         ]
         raise InvalidInputError(f"profile {name} is invalid", problems) from None
     profile._rpc_from_service = follows
     return profile
+
+
+def _from_file(path: Path, name: str) -> dict[str, Any]:
+    """Profile `name`'s fields in the profiles file `path` ({} when it has none); a file of
+    another shape is refused naming it and what it must be."""
+    try:
+        document = load_yaml(path)
+    except LaunchFileError as exc:
+        raise InvalidInputError(f"{path}: cannot be used", exc.problems) from None
+    shape = "profiles: {NAME: {field: value}}"
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise InvalidInputError(f"{path}: cannot be used", [(str(path), f"must be {shape}")])
+    profiles = document.get("profiles") or {}
+    if not isinstance(profiles, dict):
+        why = f"must map each profile's name to its fields ({shape})"
+        raise InvalidInputError(f"{path}: cannot be used", [(f"{path}: profiles", why)])
+    found = profiles.get(name) or {}
+    if not isinstance(found, dict):
+        why = "must be a mapping of its fields (rpc_url: ..., keypair: ...)"
+        raise InvalidInputError(f"{path}: cannot be used", [(f"{path}: profiles.{name}", why)])
+    return found
+
+
+def _where(
+    field: str, name: str, path: Path, from_file: dict[str, Any], overrides: dict[str, Any]
+) -> str:
+    """Where a bad value came from, as the user set it: the environment variable (which
+    wins), the profiles file, or what the command was given."""
+    top = field.split(".")[0].split("[")[0]
+    variable = f"LAUNCHOPS_{top.upper()}"
+    if top and variable in os.environ:
+        return variable if top == field else f"{variable} ({field})"
+    if overrides.get(top) is None and top in from_file:
+        return f"{path}: profiles.{name}.{field}"
+    return f"profile {name}: {field}"
 
 
 def sandbox_root(base_url: str) -> str:

@@ -49,7 +49,30 @@ def test_profiles_resolve_built_in_then_file_then_environment(tmp_path, monkeypa
     profiles.write_text("profiles:\n  devnet:\n    commitment: eventually\n")
     with pytest.raises(InvalidInputError) as caught:
         load_profile("devnet", profiles_file=profiles)
-    assert caught.value.problems[0][0] == "profile devnet: commitment"
+    assert caught.value.problems[0][0] == f"{profiles}: profiles.devnet.commitment"
+    profiles.write_text("profiles:\n  devnet:\n    concurrency: 3\n")
+    monkeypatch.setenv("LAUNCHOPS_CONCURRENCY", "many")  # it wins: named, not the file
+    with pytest.raises(InvalidInputError) as caught:
+        load_profile("devnet", profiles_file=profiles)
+    assert [field for field, _ in caught.value.problems] == ["LAUNCHOPS_CONCURRENCY"]
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "says"),
+    [
+        ("profiles: [1, 2]\n", "{path}: profiles", "must map each profile's name to its fields"),
+        ("- a\n- b\n", "{path}", "must be profiles: {NAME: {field: value}}"),
+        ("profiles:\n  devnet: 3\n", "{path}: profiles.devnet", "must be a mapping of its"),
+        ("profiles:\n  devnet:\n    concurency: 3\n", "{path}: profiles.devnet.concurency", ""),
+    ],
+)
+def test_a_profiles_file_of_another_shape_is_named(tmp_path, text, field, says):
+    profiles = tmp_path / "profiles.yaml"
+    profiles.write_text(text)
+    with pytest.raises(InvalidInputError) as caught:  # was an AttributeError for a list
+        load_profile("devnet", profiles_file=profiles)
+    [(where, why)] = caught.value.problems
+    assert where == field.format(path=profiles) and says in why, (where, why)
 
 
 def test_keypair_sources(tmp_path, monkeypatch):
