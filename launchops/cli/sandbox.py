@@ -114,7 +114,11 @@ def _admin(method: str, url: str, path: str, hint: str = "", **kw: Any) -> Any:
 HostOpt = Annotated[str | None, typer.Option(help="Address to listen on (default: the profile's).")]
 PortOpt = Annotated[
     int | None,
-    typer.Option(help="API and JSON-RPC port; PubSub is on port + 1 (default: the profile's)."),
+    typer.Option(
+        min=0,
+        max=65534,  # PubSub takes the next one
+        help="API and JSON-RPC port; PubSub is on port + 1 (default: the profile's).",
+    ),
 ]
 SlotMsOpt = Annotated[
     int | None,
@@ -173,14 +177,24 @@ def serve(
         sandbox = Sandbox(SandboxConfig(host, port, slot_ms, data, faults, seed_agents))
         sandbox.open()
     except OSError as exc:
-        raise _fail(
-            f"cannot listen on {host}:{port} and {port + 1}: {exc.strerror}; pick another --port"
-        ) from None
+        raise _fail(f"cannot listen on {host}:{port} and {port + 1}: {_listen_hint(exc)}") from None
     except SandboxUnavailable as exc:
         raise _fail(str(exc)) from None
     note = f" (profile {profile}'s kept chain)" if kept else ""
     _announce(sandbox, slot_ms, f"  data      {data}{note}" if data else None)
     sandbox.serve_forever()
+
+
+def _listen_hint(exc: OSError) -> str:
+    """Why the sandbox could not listen, and which option to change."""
+    import errno
+    import socket
+
+    if exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
+        return f"{exc.strerror}; --host must be an address of this machine (127.0.0.1, 0.0.0.0)"
+    if exc.errno == errno.EACCES:
+        return f"{exc.strerror}; a port below 1024 needs root: pick another --port"
+    return f"{exc.strerror or exc}; pick another --port"
 
 
 def _announce(sandbox: Any, slot_ms: int, data: str | None) -> None:

@@ -69,6 +69,18 @@ def test_serve_refuses_a_busy_port():
         assert again.returncode == 1 and "pick another --port" in again.stderr
 
 
+def test_serve_names_the_option_to_change():
+    """A host that is not this machine's (an address, a name that does not resolve) names
+    --host; a port past 65534 (PubSub takes the next) is refused before anything binds."""
+    for host in ("192.0.2.1", "no-such-host.invalid"):  # TEST-NET-1: never this machine's
+        done = launchops("sandbox", "serve", "--fresh", "--host", host, "--port", "0")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "--host must be an address of this machine" in done.stderr, done.stderr
+    done = launchops("sandbox", "serve", "--fresh", "--port", "70000")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "less than or equal to 65534" in done.stderr, done.stderr
+
+
 def test_sigkill_then_restart_on_the_same_data_loses_nothing(tmp_path):
     import asyncio
 
