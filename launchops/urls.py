@@ -57,6 +57,13 @@ def shown(url: str, *, path_keys: bool = True) -> str:
     return urlunsplit((parts.scheme, netloc, path, _query(parts.query), fragment))
 
 
+def joined(url: str, path: str) -> str:
+    """`url` with `path` added to its path, its query kept where it belongs: a block
+    engine's `?uuid=` stays after `/bundles`, not before it."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path.lstrip("/")))
+
+
 def scrubbed(text: str, url: str) -> str:
     """`text` (another library's message, which may quote the URL it was given) with
     `url` in it shown as `shown` shows it."""

@@ -11,7 +11,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from launchops.config.profiles import BUILT_IN
-from launchops.urls import scrubbed, shown
+from launchops.urls import joined, scrubbed, shown
 
 SAFE = string.ascii_letters + string.digits + "-._~"
 secrets = st.text(SAFE, min_size=4, max_size=48)  # a password, an API key: any text
@@ -75,3 +75,29 @@ def test_a_request_url_keeps_its_path_and_hides_its_query():
 
 def test_what_is_not_a_url_is_not_shown():
     assert shown("http://[no-end/?api-key=abc123") == "***"
+
+
+@pytest.mark.parametrize(
+    ("url", "path", "expected"),
+    [
+        (
+            "https://be.example/api/v1?uuid=k1",
+            "bundles",
+            "https://be.example/api/v1/bundles?uuid=k1",
+        ),
+        ("https://be.example/api/v1/", "bundles", "https://be.example/api/v1/bundles"),
+        ("http://127.0.0.1:8899/?api-key=k2", "api/v1", "http://127.0.0.1:8899/api/v1?api-key=k2"),
+        ("http://127.0.0.1:8899", "api/v1", "http://127.0.0.1:8899/api/v1"),
+    ],
+)
+def test_a_path_joins_before_the_query(url, path, expected):
+    """A block engine's `?uuid=`, or a sandbox RPC URL's key, stays after the path: it was
+    appended after the query, and every bundle went to the RPC's root instead."""
+    assert joined(url, path) == expected
+
+
+def test_a_sandbox_block_engine_keeps_the_rpc_urls_query():
+    from launchops.config.landing import Landing
+
+    engine = Landing(mode="bundle").engine_url("http://127.0.0.1:8899/?api-key=k3", True)
+    assert engine == "http://127.0.0.1:8899/api/v1?api-key=k3"

@@ -19,6 +19,7 @@ from solders.pubkey import Pubkey
 
 from launchops.chain.rpc import ChainRpc
 from launchops.errors import ChainError, RpcUnavailable
+from launchops.urls import joined
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ class Senders:
         self.extra = [ChainRpc(url, timeout=timeout, deadline=timeout) for url in urls]
         self.block_engine_url = block_engine_url
         self.bundles = (
-            ChainRpc(f"{block_engine_url}/bundles", timeout=timeout, deadline=timeout)
+            ChainRpc(joined(block_engine_url, "bundles"), timeout=timeout, deadline=timeout)
             if block_engine_url
             else None
         )

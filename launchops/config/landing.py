@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from launchops.urls import joined
+
 MAX_BUNDLED = 4  # a bundle holds 5 transactions: the create's and the tip
 MIN_TIP = 1000  # lamports, Jito's minimum
 
@@ -77,4 +79,4 @@ class Landing(BaseModel):
         """The block engine's URL (up to /api/v1): the one given, else a sandbox's own."""
         if self.block_engine_url:
             return self.block_engine_url.rstrip("/")
-        return rpc_url.rstrip("/") + "/api/v1" if sandbox else None
+        return joined(rpc_url, "api/v1") if sandbox else None
