@@ -108,17 +108,31 @@ def spent(rows: list[BatchRow]) -> dict[str, int]:
 
 def write_reports(rows: list[BatchRow], folder: Path, name: str) -> tuple[Path, Path]:
     """`<name>.json` and `<name>.csv` in `folder`: key, state, page, mint, error, lamports
-    spent per launch (and the batch's total in the JSON)."""
+    spent per launch (and the batch's total in the JSON). A report of the same name (a run
+    in the same second) is never written over: this one is `<name>-2`, and so on."""
     folder.mkdir(parents=True, exist_ok=True)
-    as_json, as_csv = folder / f"{name}.json", folder / f"{name}.csv"
     records = [row.as_json() for row in rows]
     document = {"counts": counts(rows), "spent": spent(rows), "launches": records}
-    as_json.write_text(json.dumps(document, indent=2) + "\n")
+    as_json = _new_file(folder, name, json.dumps(document, indent=2) + "\n")
+    as_csv = as_json.with_suffix(".csv")
     with as_csv.open("w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(BatchRow(file="").as_json()))
         writer.writeheader()
         writer.writerows(records)
     return as_json, as_csv
+
+
+def _new_file(folder: Path, name: str, text: str) -> Path:
+    """`folder/<name>.json` made with `text`, or `<name>-2.json` and on if it is there."""
+    for number in range(1, 1000):
+        path = folder / (f"{name}.json" if number == 1 else f"{name}-{number}.json")
+        try:
+            with path.open("x") as file:  # made here, or taken: the next number
+                file.write(text)
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{folder}: reports {name}.json to {name}-999.json all exist")
 
 
 def report_name(prefix: str) -> str:

@@ -288,3 +288,16 @@ def test_durations(text):
     from launchops.cli.batches import parse_duration
 
     assert parse_duration(text).total_seconds() > 0
+
+
+def test_a_report_of_the_same_second_is_never_written_over(tmp_path):
+    """Two runs whose reports are named for the same second (a re-run at once, two workers
+    writing to one folder): the second gets `-2`, and the first is as it was."""
+    from launchops.pipeline.rows import BatchRow, write_reports
+
+    first = write_reports([BatchRow(file="a.yaml", key="a")], tmp_path, "batch-x")
+    second = write_reports([BatchRow(file="b.yaml", key="b")], tmp_path, "batch-x")
+    assert [p.name for p in first] == ["batch-x.json", "batch-x.csv"]
+    assert [p.name for p in second] == ["batch-x-2.json", "batch-x-2.csv"]
+    assert json.loads(first[0].read_text())["launches"][0]["key"] == "a"
+    assert json.loads(second[0].read_text())["launches"][0]["key"] == "b"
