@@ -6,7 +6,9 @@
 3. every command ended within its bound, and said what went wrong in one line: no
    traceback, no HTML, no markup, nowhere (its error, every row's error);
 4. once a user re-ran it, every launch is registered, with nobody acting, but those whose
-   transaction failed on chain (a person's case by nature).
+   transaction failed on chain (a person's case by nature);
+5. the key in the RPC URL (`?api-key=`) and the password in the service URL are in
+   nothing launchops shows or keeps: no error, no row, no output, no file of its home.
 
 The chain is read from the service's own record of every create it answered and whether
 its mint exists (`GET /_sandbox/launches`), not from the journal under test.
@@ -67,6 +69,17 @@ def one_line(where: str, text: str | None) -> None:
         return
     if "\n" in text.strip() or "\r" in text or UNREADABLE.search(text):
         raise Broken(f"{where}: not one clean line: {text[:400]!r}")
+
+
+def no_secret(where: str, text: str | bytes | None, secrets: Iterable[str]) -> None:
+    """None of `secrets` (the URLs' key and password) in what launchops showed or kept."""
+    if not text:
+        return
+    found = text if isinstance(text, str) else text.decode(errors="replace")
+    for secret in secrets:
+        if secret in found:
+            at = found.index(secret)
+            raise Broken(f"{where}: a URL's secret is shown: {found[max(at - 80, 0) : at]!r}…")
 
 
 def converged(

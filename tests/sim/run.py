@@ -49,6 +49,7 @@ class Command:
     rows: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     killed: bool = False
+    output: str = ""  # what a process printed (stdout and stderr), for a command run as one
 
 
 @dataclass
@@ -110,6 +111,10 @@ async def _checked(sandbox: Any, seeded: Seeded, command: Command) -> dict[str, 
     check.one_line(f"{command.what}'s error", command.error)
     for row in command.rows:
         check.one_line(f"{command.what}: {row.get('key') or row.get('file')}", row.get("error"))
+    shown = [command.error, command.output, json.dumps(command.rows)]
+    shown += [path.read_bytes() for path in seeded.home.rglob("*") if path.is_file()]
+    for text in shown:
+        check.no_secret(command.what, text, seeded.secrets)
     made = creates(sandbox)
     mints = check.mints_on_chain(made, seeded.names)
     check.at_most_one_mint(mints)
@@ -171,7 +176,7 @@ async def _take_away(sandbox: Any, scenario: Scenario) -> None:
 async def _plain(sandbox: Any, seeded: Seeded, what: str, *, nemeses: bool) -> Command:
     """The batch in this process (the plain driver), with the harness's own nemeses."""
     scenario = seeded.scenario
-    profile = profile_for(sandbox, seeded.home, **seeded.profile())
+    profile = profile_for(sandbox, seeded.home, **seeded.profile(sandbox))
     command, started = Command(what, 0.0), time.monotonic()
     try:
         async with open_context(profile) as ctx:
@@ -228,6 +233,7 @@ async def _cli(sandbox: Any, seeded: Seeded, what: str, crash_point: str | None)
         raise check.Broken(f"{what}: did not end within {BOUND_SECONDS:g} s") from None
     command = Command(what, time.monotonic() - started, killed=process.returncode == -9)
     text = err.decode(errors="replace")
+    command.output = out.decode(errors="replace") + text
     errors = [line for line in text.splitlines() if line.startswith("error:")]
     if "Traceback" in text or len(errors) > 1:
         raise check.Broken(f"{what}: stderr is not one line: {text[-1500:]!r}")
@@ -266,7 +272,7 @@ async def _prefect(sandbox: Any, seeded: Seeded, what: str) -> Command:
 
 async def _registrations(sandbox: Any, seeded: Seeded) -> Command:
     """`launchops registrations retry`, in this process."""
-    profile = profile_for(sandbox, seeded.home, **seeded.profile())
+    profile = profile_for(sandbox, seeded.home, **seeded.profile(sandbox))
     command, started = Command("registrations retry", 0.0), time.monotonic()
     try:
         async with open_context(profile) as ctx:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import random
 import sqlite3
@@ -56,12 +57,28 @@ class Seeded:
     def keys(self) -> list[str]:
         return list(self.names)
 
+    @property
+    def secrets(self) -> tuple[str, str]:
+        """The RPC URL's API key and the service URL's password, the seed's own: as a
+        provider's URL carries them, and never in anything launchops shows or keeps."""
+        digest = hashlib.sha256(f"sim-{self.scenario.seed}".encode()).hexdigest()
+        return f"rpcK{digest[:20]}", f"svcP{digest[20:40]}"
+
+    def urls(self, sandbox: Any) -> dict[str, str]:
+        """The service and RPC URLs, each with its secret in it."""
+        api_key, password = self.secrets
+        return {
+            "base_url": sandbox.base_url.replace("://", f"://sim:{password}@", 1),
+            "rpc_url": f"{sandbox.rpc_url}/?api-key={api_key}",
+        }
+
     def env(self, sandbox: Any) -> dict[str, str]:
         """LAUNCHOPS_* settings of this seed's profile, for a process or a flow."""
+        urls = self.urls(sandbox)
         values = {
             "LAUNCHOPS_HOME": str(self.home),
-            "LAUNCHOPS_BASE_URL": sandbox.base_url,
-            "LAUNCHOPS_RPC_URL": sandbox.rpc_url,
+            "LAUNCHOPS_BASE_URL": urls["base_url"],
+            "LAUNCHOPS_RPC_URL": urls["rpc_url"],
             "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
             "LAUNCHOPS_WS_URL": "" if self.scenario.ws else "none",
             **{f"LAUNCHOPS_{name.upper()}": str(value) for name, value in PROFILE.items()},
@@ -72,10 +89,11 @@ class Seeded:
             values["LAUNCHOPS_LANDING"] = json.dumps(self.scenario.landing)
         return values
 
-    def profile(self) -> dict[str, Any]:
+    def profile(self, sandbox: Any) -> dict[str, Any]:
         """The same settings as profile overrides, for an in-process run."""
         landing = {"landing": self.scenario.landing} if self.scenario.landing else {}
-        return {**PROFILE, "ws_url": None if self.scenario.ws else "none", **landing}
+        ws = {"ws_url": None if self.scenario.ws else "none"}
+        return {**PROFILE, **self.urls(sandbox), **ws, **landing}
 
 
 def place(scenario: Scenario, root: Path) -> Seeded:
