@@ -38,6 +38,10 @@ logger = logging.getLogger("launchops.alerts")
 
 PAGE = 100
 RECONNECTS = 2  # a sender tries three times, then leaves the rest to the next one
+# One page's delivery (connect, send, the server's confirmation) at most: a socket that
+# takes the frames and never answers (a server stalled, a half-open connection) would
+# otherwise hold the flow run at its end for ever; the alerts stay for the next sender.
+DELIVERY_SECONDS = 30.0
 
 
 def alert_event(alert: Alert) -> Event:
@@ -66,7 +70,10 @@ async def deliver_alerts(journal: Journal) -> int:
     delivered = 0
     try:
         while alerts := await undelivered(journal, PAGE):
-            async with get_events_client(reconnection_attempts=RECONNECTS) as client:
+            async with (
+                asyncio.timeout(DELIVERY_SECONDS),
+                get_events_client(reconnection_attempts=RECONNECTS) as client,
+            ):
                 for alert in alerts:
                     await client.emit(alert_event(alert))
                 await _confirmed(client)
@@ -75,13 +82,14 @@ async def deliver_alerts(journal: Journal) -> int:
             delivered += len(alerts)
             if len(alerts) < PAGE:
                 break
-    except Exception as exc:  # the API is away: the journal keeps the alerts
+    except Exception as exc:  # the API is away or silent: the journal keeps the alerts
         left = await _count_left(journal)
+        why = str(exc) or f"no confirmation within {DELIVERY_SECONDS:g} s"
         logger.warning(
             "alerts: %d not delivered (%s: %s); sent again by the next run or retry",
             left,
             type(exc).__name__,
-            exc,
+            why,
         )
     return delivered
 

@@ -108,6 +108,41 @@ def test_an_unreachable_api_keeps_the_alerts(tmp_path, caplog):
     assert line.startswith("alerts: 1 not delivered (") and "\n" not in line
 
 
+def test_an_api_that_never_answers_keeps_the_alerts_within_the_bound(tmp_path, caplog, monkeypatch):
+    """A server that takes the connection and never says a word (stalled, half-open): the
+    sender gives up at its bound and the journal keeps the alert, instead of holding the
+    flow run at its end for ever (a pool test's batch once hung 300 s there)."""
+    import socket
+
+    from launchops.tasks import alerts
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    monkeypatch.setattr(alerts, "DELIVERY_SECONDS", 2.0)
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts (the backlog), never answers
+    port = silent.getsockname()[1]
+
+    async def main() -> None:
+        journal = await journal_with(tmp_path, "silent", S.CREATED, S.SIGNED, S.NEEDS_ATTENTION)
+        try:
+            assert await deliver_alerts(journal) == 0
+            assert [a.change.key for a in await undelivered(journal)] == ["silent"]
+        finally:
+            await journal.close()
+
+    try:
+        with (
+            temporary_settings({PREFECT_API_URL: f"http://127.0.0.1:{port}/api"}),
+            caplog.at_level(logging.WARNING, logger="launchops.alerts"),
+        ):
+            started = time.monotonic()
+            asyncio.run(main())
+    finally:
+        silent.close()
+    assert time.monotonic() - started < 10
+    [line] = [r.getMessage() for r in caplog.records if r.name == "launchops.alerts"]
+    assert line.startswith("alerts: 1 not delivered (TimeoutError: no confirmation within 2 s)")
+
+
 def test_alerts_are_delivered_once_with_a_stable_id(tmp_path, prefect_server):
     from prefect.settings import PREFECT_API_URL
 
