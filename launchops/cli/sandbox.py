@@ -310,8 +310,10 @@ def _seed_options(network: str, owner: str | None) -> None:
 
     if network not in ("solana-mainnet", "solana-devnet"):
         raise _fail(f"--network: must be solana-mainnet or solana-devnet, not {network!r}")
+    if owner is None:
+        return
     try:
-        Pubkey.from_string(owner or "11111111111111111111111111111111")
+        Pubkey.from_string(owner)
     except ValueError:
         raise _fail(f"--owner: must be a base58 public key, not {owner!r}") from None
 

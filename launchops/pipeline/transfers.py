@@ -201,7 +201,7 @@ def _csv_rows(path: Path, text: str) -> tuple[list[dict[str, Any]], list[int | N
     if missing:
         found = ", ".join(header) if header else "nothing"
         found = found if found.isprintable() else repr(found)
-        why = f"the first line must name the columns agent, amount, memo; found {found}"
+        why = f"the first line must name the columns {', '.join(REQUIRED_COLUMNS)}; found {found}"
         raise LaunchFileError([Problem(str(path), 1, "(header)", why)])
     unknown = [name for name in header if name not in FUNDING_COLUMNS]
     if unknown:
