@@ -98,7 +98,22 @@ class Pool(WorkerPool):
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
-    def events(self, prefix: str) -> list[dict[str, Any]]:
+    def events(
+        self, prefix: str, names: frozenset[str] | set[str] = frozenset(), within: float = 60
+    ) -> list[dict[str, Any]]:
+        """The server's events under `prefix`, waiting (up to `within` s) until one about
+        each launch in `names` is there: a flow run's last events reach the server's
+        persister after the run is already Completed."""
+        end = time.monotonic() + within
+        while True:
+            found = self._events(prefix)
+            if names <= {e["resource"]["prefect.resource.name"] for e in found}:
+                return found
+            if time.monotonic() > end:
+                return found
+            time.sleep(0.5)
+
+    def _events(self, prefix: str) -> list[dict[str, Any]]:
         since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
         body = {"filter": {"occurred": {"since": since}, "event": {"prefix": [prefix]}}}
         page = self.server.api("POST", "/events/filter", json={**body, "limit": 50})
@@ -228,9 +243,10 @@ def test_a_batch_spreads_over_both_workers_once_each_within_the_shared_rates(poo
         assert after["launches"][what] - before[what] == 16, (what, after["launches"])
     peaks = after["peakPerSecond"]
     assert 0 < peaks["api"] <= API_RATE and 0 < peaks["rpc"] <= RPC_RATE, peaks
-    registered = pool.events("launchops.launch.registered")
+    names = {f"spread-{i:02d}" for i in range(16)}
+    registered = pool.events("launchops.launch.registered", names)
     keys = {e["resource"]["prefect.resource.name"] for e in registered}
-    assert {f"spread-{i:02d}" for i in range(16)} <= keys
+    assert names <= keys
     event = next(e for e in registered if e["resource"]["prefect.resource.name"] == "spread-00")
     roles = {r["prefect.resource.role"] for r in event["related"]}
     assert {"mint", "genesis-account", "network"} <= roles
@@ -249,7 +265,7 @@ def test_the_ui_shows_the_batch_report_and_the_launch_events(pool, spread):
     ui = pool.server.url.removesuffix("/api")
     [event, *_] = [
         e
-        for e in pool.events("launchops.launch.registered")
+        for e in pool.events("launchops.launch.registered", {"spread-00"})
         if e["resource"]["prefect.resource.name"] == "spread-00"
     ]
     day = event["occurred"][:10]
