@@ -82,6 +82,7 @@ _chain()
 
 # (what a command line holds, the kind it is): the first that matches.
 KINDS = (
+    ("tests/support/forkserver", "the suite's fork server (its preload)"),
     ("-m uvicorn", "Prefect test server (prefect_test_harness)"),
     ("uvicorn/__main__", "Prefect test server (prefect_test_harness)"),
     ("server start", "Prefect server (prefect server start)"),
@@ -133,12 +134,18 @@ def read(folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def run(folder: Path, command: list[str]) -> int:
+def run(folder: Path, command: list[str], fresh: bool = False) -> int:
+    """`command` with every Python process it starts writing its row; `fresh`: the
+    suite's commands started as new processes, not forked by its fork server (a forked
+    command has Prefect's server imported already, which would mark every one of them as
+    Prefect's)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     (folder / "sitecustomize.py").write_text(SITECUSTOMIZE)
     path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "PYTHONPATH": path, "PROCESS_CPU_DIR": str(folder.resolve())}
+    if fresh:
+        env["LAUNCHOPS_TESTS_FRESH"] = "1"
     return subprocess.run(command, env=env).returncode
 
 
@@ -154,7 +161,7 @@ def main() -> None:
     )
     parser.add_argument("command", nargs="*", help="the command to run (after --)")
     args = parser.parse_args()
-    code = run(args.rows, args.command) if args.command else 0
+    code = run(args.rows, args.command, fresh=args.prefect_tests) if args.command else 0
     rows = read(args.rows)
     if args.prefect_tests:
         found = prefect_tests(rows)

@@ -8,7 +8,8 @@ processes it started and waited for), summed by module.
 The suite is bound by its CPU on two cores, so CPU seconds, not wall seconds, say what a
 change saves of it; and by the Prefect tests' waits, which `--marker prefect` shows. A
 process that outlives its test (a module's Prefect server) is counted when it is reaped:
-in the test that tears its fixture down.
+in the test that tears its fixture down. A command forked by the suite's fork server
+(tests/support/forks.py) is counted in the test that waited for it, as a child is.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import resource
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -31,7 +33,9 @@ OUT = Path(os.environ.get("SUITE_CPU_DIR", ".suite-cpu"))
 def _cpu() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF)
     reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, reaped.ru_utime + reaped.ru_stime
+    forks = sys.modules.get("tests.support.forks")  # commands forked by the fork server
+    forked = forks.reaped_cpu() if forks is not None else 0.0
+    return own.ru_utime + own.ru_stime, reaped.ru_utime + reaped.ru_stime + forked
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -23,9 +23,15 @@ WEBSOCKETS_DRAWING = (
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Each test process: websockets' draws apart from Hypothesis's, a home of its own."""
+    """Each test process: websockets' draws apart from Hypothesis's, a home of its own;
+    the first (pytest-xdist's controller, or the only one) starts the session's fork server
+    for the `launchops` commands the tests run (tests/support/forks.py)."""
     _websockets_draw_apart()
     _own_launchops_home(config)
+    if not hasattr(config, "workerinput"):
+        from tests.support import forks
+
+        forks.start_shared()
 
 
 def _websockets_draw_apart() -> None:

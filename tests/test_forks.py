@@ -1,0 +1,117 @@
+"""The suite's fork server (tests/support/forks.py) runs a command as a new process would:
+the same output and exit code, the command's own environment (Prefect's settings read
+from it, and no Prefect home made unless Prefect is asked), a process of its own that a
+test can kill, and every wait bounded."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from launchops.sandbox.process import free_port
+from tests.support import forks
+from tests.support.pipeline import ROOT, write_launch
+
+CLI = [sys.executable, "-m", "launchops.cli"]
+
+
+@pytest.fixture(autouse=True)
+def forking(monkeypatch):
+    """The fork server's tests fork, whatever LAUNCHOPS_TESTS_FRESH says for the rest."""
+    monkeypatch.delenv(forks.FRESH, raising=False)
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {
+        **os.environ,
+        "COLUMNS": "120",
+        "LAUNCHOPS_HOME": str(tmp_path / "home"),
+        "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
+        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "PREFECT_API_URL": "http://127.0.0.1:9/api",
+    }
+
+
+def test_a_forked_command_says_what_a_new_process_says(env, tmp_path):
+    bad = write_launch(tmp_path, "bad.yaml", key="bad", symbol="FIFTEEN-CHARSXX")
+    good = write_launch(tmp_path, "good.yaml", key="good")
+    for args in (
+        ["--help"],
+        ["launch", "--help"],
+        ["validate", str(bad), str(good)],
+        ["status", "nope"],
+        ["schema"],
+        ["no-such-command"],
+    ):
+        runs = [
+            forks.run([*CLI, *args], env=env, cwd=ROOT, capture_output=True, text=True, fresh=fresh)
+            for fresh in (False, True)
+        ]
+        forked, fresh = ((r.returncode, r.stdout, r.stderr) for r in runs)
+        assert forked == fresh, args
+    assert not (tmp_path / "prefect").exists()  # none of them asked Prefect for anything
+
+
+def test_prefect_reads_the_commands_own_environment(env, tmp_path):
+    api = f"http://127.0.0.1:{free_port()}/api"
+    done = forks.run(
+        [sys.executable, "-m", "prefect", "config", "view"],
+        env={**env, "PREFECT_API_URL": api},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert api in done.stdout, done.stdout
+    assert (tmp_path / "prefect").is_dir()  # Prefect's home, made as its import makes it
+
+
+def test_a_forked_command_is_a_process_of_its_own_and_dies_of_its_signal(env, tmp_path):
+    port = free_port()
+    serve = [*CLI, "sandbox", "serve", "--port", str(port), "--fresh"]
+    process = forks.popen(
+        serve,
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    assert isinstance(process, forks.Popen)
+    try:
+        assert os.getpgid(process.pid) == process.pid  # its own session
+        assert os.readlink(f"/proc/{process.pid}/cwd") == str(tmp_path)
+        assert process.poll() is None
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=0.5)
+    finally:
+        process.send_signal(signal.SIGKILL)
+    assert process.wait(timeout=30) == -signal.SIGKILL
+
+
+def test_a_command_past_its_timeout_is_killed(env):
+    started = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        forks.run(
+            [*CLI, "sandbox", "serve", "--port", str(free_port()), "--fresh"],
+            env=env,
+            capture_output=True,
+            timeout=3,
+        )
+    assert time.monotonic() - started < 30
+
+
+def test_what_it_does_not_fork_runs_as_before():
+    assert forks.forked([*CLI, "status"])
+    assert not forks.forked([*CLI, "status"], fresh=True)
+    assert not forks.forked([sys.executable, "-c", "pass"])
+    assert not forks.forked(["launchops", "status"])  # the installed script: a new process
+    done = forks.run([sys.executable, "-c", "print(42)"], capture_output=True, text=True)
+    assert done.stdout == "42\n"
