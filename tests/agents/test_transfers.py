@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 import sys
 
 import httpx
@@ -23,6 +22,7 @@ from launchops.api.errors import InvalidInputError
 from launchops.chain.checks import TransactionRefused, check_withdraw
 from launchops.pipeline.runner import run_launch
 from launchops.pipeline.transfers import begin_transfer
+from tests.support import forks
 from tests.support.pipeline import advance, context_for, profile_env, seed_agent, stats
 
 
@@ -212,7 +212,7 @@ def test_funding_list_and_cli(chain, tmp_path):
     )
 
     def run(*args):
-        return subprocess.run(
+        return forks.run(
             [sys.executable, "-m", "launchops.cli", *args],
             capture_output=True,
             text=True,

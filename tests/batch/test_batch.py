@@ -17,6 +17,7 @@ import pytest
 
 import launchops.web as web
 from launchops.pipeline.batch import retry_registrations, run_batch
+from tests.support import forks
 from tests.support.pipeline import (
     aim_flows_at,
     context_for,
@@ -63,7 +64,7 @@ def test_the_cli_batch_reports_and_a_killed_batch_resumes(sandbox_factory, tmp_p
     sandbox = sandbox_factory(slot_ms=100)
     env = profile_env(sandbox, tmp_path / "home", LAUNCHOPS_CONCURRENCY="3")
     folder = folder_of(tmp_path, 8)
-    process = subprocess.Popen(
+    process = forks.popen(
         [sys.executable, "-m", "launchops.cli", "batch", str(folder), "--no-prefect"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -139,7 +139,7 @@ def test_deploy_refuses_a_past_one_off_before_prefect_starts(tmp_path):
     path = _scheduled(tmp_path, when)
     env = {**embedded_env(tmp_path / "home"), "PREFECT_HOME": str(tmp_path / "prefect")}
     env.pop("PREFECT_API_URL", None)
-    done = launchops(env, "deploy", "--serve", "--launches", str(path), timeout=120)
+    done = launchops(env, "deploy", "--serve", "--launches", str(path), timeout=120, fresh=True)
     assert done.returncode == 2, done.stdout + done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"error: {path}: schedule: {when} is 5 min ") and line.endswith(

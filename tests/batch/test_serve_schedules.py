@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 
 import launchops.web as web
+from tests.support import forks
 from tests.support.pipeline import (
     launchops,
     profile_env,
@@ -61,7 +62,7 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
     env.pop("PREFECT_API_URL", None)  # nothing configured: as on a fresh machine
     log = tmp_path / "deploy.log"
     with log.open("w") as out:
-        process = subprocess.Popen(
+        process = forks.popen(
             [
                 sys.executable,
                 "-m",

@@ -8,13 +8,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import base58
 
+from tests.support import forks
 from tests.support.pipeline import dump_yaml, profile_env, write_launch
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def forms(secret: bytes) -> list[bytes]:
 
 
 def run(env, *args: str) -> bytes:
-    done = subprocess.run(
+    done = forks.run(
         [sys.executable, "-m", "launchops.cli", *args], capture_output=True, env=env, timeout=240
     )
     assert done.returncode == 0, done.stderr[-2000:]

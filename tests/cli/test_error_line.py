@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 import sys
 
 import pytest
@@ -14,6 +13,7 @@ from rich.console import Console
 
 from launchops.cli import common
 from launchops.errors import LaunchOpsError
+from tests.support import forks
 
 MESSAGE = "launch [bold]x[/] refused: see [the docs]"
 
@@ -52,7 +52,7 @@ def test_every_error_line_of_the_cli_is_styled_the_same(monkeypatch):
 def test_the_command_line_in_a_pipe(tmp_path):
     """A real `launchops status` for a missing launch, its stderr a pipe: one plain line."""
     env = {"LAUNCHOPS_HOME": str(tmp_path), "LAUNCHOPS_EMBEDDED_SANDBOX": "false"}
-    done = subprocess.run(
+    done = forks.run(
         [sys.executable, "-m", "launchops.cli", "status", "nope"],
         capture_output=True,
         text=True,

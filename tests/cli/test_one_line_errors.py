@@ -41,7 +41,7 @@ def test_an_invalid_file_is_refused_before_prefect_starts(env, tmp_path):
     _, environment = env
     bad = write_launch(tmp_path, "bad.yaml", key="bad-file", symbol="FIFTEEN-CHARSXX")
     started = time.monotonic()
-    through_prefect = launchops(environment, "launch", str(bad))
+    through_prefect = launchops(environment, "launch", str(bad), fresh=True)
     took = time.monotonic() - started
     plain = launchops(environment, "launch", str(bad), "--no-prefect")
     assert through_prefect.returncode == plain.returncode == 1
@@ -53,7 +53,7 @@ def test_an_invalid_file_is_refused_before_prefect_starts(env, tmp_path):
 
 def test_an_unknown_key_is_one_line_through_either_driver(env):
     _, environment = env
-    through_prefect = launchops(environment, "resume", "no-such-key")
+    through_prefect = launchops(environment, "resume", "no-such-key", fresh=True)
     plain = launchops(environment, "resume", "no-such-key", "--no-prefect")
     assert through_prefect.returncode == plain.returncode == 2
     assert through_prefect.stderr == plain.stderr

@@ -24,6 +24,7 @@ from solders.keypair import Keypair
 
 from launchops.exposure import Exposure, is_loopback, probe
 from launchops.readiness import check_prefect
+from tests.support import forks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,7 +120,7 @@ def launchops(tmp_path: Path, api_url: str, *args: str, **env: str) -> subproces
         **env,
     }
     command = [sys.executable, "-m", "launchops.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=environ, cwd=ROOT)
+    return forks.run(command, capture_output=True, text=True, env=environ, cwd=ROOT)
 
 
 def refused_line(done: subprocess.CompletedProcess) -> str:

@@ -22,6 +22,7 @@ from launchops.config.profiles import load_profile
 from launchops.pipeline.embedded import sandbox_running
 from launchops.sandbox import rpc_faults
 from launchops.sandbox.server import bind_pair
+from tests.support import forks
 from tests.support.pipeline import aim_flows_at, set_faults, write_launch
 
 
@@ -152,7 +153,7 @@ def test_the_sandbox_profile_starts_a_sandbox_when_none_runs(tmp_path):
         "--no-prefect",
         "--json",
     ]
-    first_run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    first_run = forks.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert first_run.returncode == 0, first_run.stderr[-2000:]
     result = json.loads(first_run.stdout)
     assert result["state"] == "registered" and result["launchPage"].startswith(
@@ -178,7 +179,7 @@ def _refused_in_one_line(
     env: dict[str, str], file: Path, driver: str
 ) -> subprocess.CompletedProcess[str]:
     """`launchops launch FILE DRIVER`, refused (exit 1) with one line and no traceback."""
-    run = subprocess.run(
+    run = forks.run(
         [sys.executable, "-m", "launchops.cli", "launch", str(file), driver],
         capture_output=True,
         text=True,
@@ -274,7 +275,7 @@ def test_the_printed_sandbox_launch_page_opens_as_printed(tmp_path):
     env["LAUNCHOPS_SANDBOX_SLOT_MS"] = "20"
     env["COLUMNS"] = "200"
     file = str(write_launch(tmp_path, key="page"))
-    run = subprocess.run(
+    run = forks.run(
         [sys.executable, "-m", "launchops.cli", "launch", file, "--no-prefect"],
         capture_output=True,
         text=True,

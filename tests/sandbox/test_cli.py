@@ -15,10 +15,11 @@ from pathlib import Path
 import launchops.web as web
 from launchops.sandbox.process import ServedSandbox, serving
 from tests.sandbox.test_persistence import launch_on
+from tests.support import forks
 
 
 def launchops(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return forks.run(
         [sys.executable, "-m", "launchops.cli", *args], capture_output=True, text=True, timeout=60
     )
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import launchops.web as web
 from launchops.sandbox.process import ServedSandbox, free_port
+from tests.support import forks
 from tests.support.pipeline import write_launch
 from tests.test_readme_commands import command_lines
 
@@ -29,7 +30,7 @@ def run(env: dict[str, str], command: str) -> subprocess.CompletedProcess[str]:
 
 def serve(env: dict[str, str], *args: str) -> ServedSandbox:
     port = int(env["LAUNCHOPS_RPC_URL"].rsplit(":", 1)[1])
-    process = subprocess.Popen(
+    process = forks.popen(
         [sys.executable, "-m", "launchops.cli", "sandbox", "serve", *args],
         env=env,
         stdout=subprocess.PIPE,

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from tests.sim.world import (
     place,
     set_faults,
 )
+from tests.support import forks
 from tests.support.pipeline import ROOT, profile_for
 
 BOUND_SECONDS = 90.0  # a command of a scenario ends within this, whatever it met
@@ -216,20 +218,18 @@ async def _cli(sandbox: Any, seeded: Seeded, what: str, crash_point: str | None)
     prefix = ["-m", "tests.support.crash", crash_point] if crash_point else ["-m", "launchops.cli"]
     env = {**os.environ, **seeded.env(sandbox), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        *prefix,
-        *args,
+    process = forks.popen(
+        [sys.executable, *prefix, *args],
         cwd=ROOT,
         env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
-        out, err = await asyncio.wait_for(process.communicate(), BOUND_SECONDS)
-    except TimeoutError:
+        out, err = await asyncio.to_thread(process.communicate, None, BOUND_SECONDS)
+    except subprocess.TimeoutExpired:
         process.kill()
-        await process.wait()
+        await asyncio.to_thread(process.communicate)
         raise check.Broken(f"{what}: did not end within {BOUND_SECONDS:g} s") from None
     command = Command(what, time.monotonic() - started, killed=process.returncode == -9)
     text = err.decode(errors="replace")

@@ -22,6 +22,7 @@ from launchops.journal.records import Attempt
 from launchops.pipeline.context import LaunchContext, open_context
 from launchops.pipeline.runner import run_step
 from launchops.states import LaunchState, Step
+from tests.support import forks
 
 RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
 WALLET = Keypair().pubkey()  # the profile's key the launch files of a test run are read for
@@ -247,28 +248,31 @@ def launchops(
     timeout: float = 240,
     kill: str | None = None,
     module: str = "launchops.cli",
+    fresh: bool = False,
 ) -> subprocess.CompletedProcess:
-    """`launchops ARGS` as a user runs it, in a child process with `env`; `kill`: the
-    moment it SIGKILLs itself (tests.support.crash); `module`: another command's module
-    (`prefect`)."""
+    """`launchops ARGS` as a user runs it, in a child process with `env` (forked from the
+    suite's fork server: tests/support/forks.py); `kill`: the moment it SIGKILLs itself
+    (tests.support.crash); `module`: another command's module (`prefect`); `fresh`: a new
+    interpreter, for a test of what the command imports or starts."""
     prefix = ["tests.support.crash", kill] if kill else [module]
-    return subprocess.run(
+    return forks.run(
         [sys.executable, "-m", *prefix, *args],
         capture_output=True,
         text=True,
         env=env,
         timeout=timeout,
         cwd=ROOT,
+        fresh=fresh,
     )
 
 
 def started(
     env: dict[str, str], *args: str, stderr: Any = subprocess.PIPE, session: bool = False
-) -> subprocess.Popen[str]:
+) -> subprocess.Popen[str] | forks.Popen:
     """`launchops ARGS` as a user runs it, started in a child process with `env` and not
     waited for: its output piped (`stderr`: where its errors go instead); `session`: in a
     session of its own, so that the test can kill it and all it started."""
-    return subprocess.Popen(
+    return forks.popen(
         [sys.executable, "-m", "launchops.cli", *args],
         stdout=subprocess.PIPE,
         stderr=stderr,

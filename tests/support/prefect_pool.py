@@ -23,6 +23,7 @@ import httpx
 import launchops.web as web
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
 from launchops.sandbox.process import free_port
+from tests.support import forks
 from tests.support.pipeline import set_faults
 
 PREFECT = [sys.executable, "-m", "prefect"]
@@ -48,7 +49,7 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def kill_tree(process: subprocess.Popen[Any], sig: int = signal.SIGKILL) -> None:
+def kill_tree(process: forks.Popen | subprocess.Popen[Any], sig: int = signal.SIGKILL) -> None:
     """`sig` to the process's session and to everything below it (a machine dying)."""
     below = descendants(process.pid)
     for pid in [process.pid, *below]:
@@ -58,7 +59,7 @@ def kill_tree(process: subprocess.Popen[Any], sig: int = signal.SIGKILL) -> None
             os.kill(pid, sig)
 
 
-def stop(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
+def stop(process: forks.Popen | subprocess.Popen[Any], grace: float = 10.0) -> None:
     """SIGTERM, then SIGKILL whatever is left after the grace period."""
     if process.poll() is None:
         below = descendants(process.pid)
@@ -108,7 +109,7 @@ class PrefectServer:
         }
         self.log = home / "server.log"
         home.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(
+        self.process = forks.popen(
             [*PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(self.port)],
             env=self.env,
             stdout=self.log.open("a"),
@@ -185,9 +186,9 @@ class Worker:
         self.pool = pool
         self.process = self._start()
 
-    def _start(self) -> subprocess.Popen[Any]:
+    def _start(self) -> forks.Popen | subprocess.Popen[Any]:
         command = [*PREFECT, "worker", "start", "--pool", self.pool, "--type", "process"]
-        return subprocess.Popen(
+        return forks.popen(
             [*command, "--limit", "1", "--name", self.name],
             env=self.env,
             stdout=self.log.open("a"),
