@@ -14,9 +14,10 @@ from tests.support.pipeline import launchops, profile_env, set_faults, write_lau
 
 
 @pytest.fixture
-def keyed(sandbox_factory, tmp_path):
+def keyed(sandbox_factory, tmp_path, prefect_env):
     """A sandbox, and an environment whose RPC URL has an API key in its query and whose
-    service URL has a user and password."""
+    service URL has a user and password; the launches' flows on the session's Prefect
+    server (what a temporary server adds is tests/cli/test_temporary_server.py's)."""
     sandbox = sandbox_factory()
     rpc_key, password = f"rpcK{secrets.token_hex(12)}", f"svcP{secrets.token_hex(12)}"
     base = sandbox.base_url.replace("http://", f"http://ops:{password}@", 1)
@@ -27,6 +28,7 @@ def keyed(sandbox_factory, tmp_path):
         LAUNCHOPS_BASE_URL=base,
         LAUNCHOPS_RPC_CALL_SECONDS="2",
         LAUNCHOPS_SERVICE_CALL_SECONDS="2",
+        **prefect_env,
     )
     return sandbox, environment, (rpc_key, password)
 
