@@ -1,7 +1,8 @@
 """The suite's fork server (tests/support/forks.py) runs a command as a new process would:
 the same output and exit code, the command's own environment (Prefect's settings read
 from it, and no Prefect home made unless Prefect is asked), a process of its own that a
-test can kill, and every wait bounded."""
+test can kill, and every wait bounded; and the `launchops` a test's shell finds on PATH
+is the installed command, with its name, signals and exit."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import httpx
 import pytest
 
+import launchops.web as web
 from launchops.sandbox.process import free_port
 from tests.support import forks
 from tests.support.pipeline import ROOT, write_launch
@@ -115,3 +119,61 @@ def test_what_it_does_not_fork_runs_as_before():
     assert not forks.forked(["launchops", "status"])  # the installed script: a new process
     done = forks.run([sys.executable, "-c", "print(42)"], capture_output=True, text=True)
     assert done.stdout == "42\n"
+
+
+def test_a_shells_launchops_is_the_installed_command(env, tmp_path):
+    """The `launchops` first on the suite's PATH (the fork server's) says what the
+    installed console script says, program name included."""
+    shell = {**env, "PATH": forks.on_path(os.environ["PATH"])}
+    assert subprocess.run(
+        ["bash", "-c", "command -v launchops"], env=shell, capture_output=True, text=True
+    ).stdout.startswith(str(Path(os.environ[forks.SOCKET]).parent))
+    bad = write_launch(tmp_path, "bad.yaml", key="bad", symbol="FIFTEEN-CHARSXX")
+    for line in ("launchops --help", f"launchops validate {bad}", "launchops no-such-command"):
+        runs = [
+            subprocess.run(
+                ["bash", "-c", line],
+                env={**shell, forks.FRESH: fresh},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            for fresh in ("0", "1")
+        ]
+        forked, fresh = ((r.returncode, r.stdout, r.stderr) for r in runs)
+        assert forked == fresh, line
+    assert "Usage: launchops " in runs[0].stdout + runs[0].stderr
+
+
+def test_a_command_whose_shell_is_killed_dies_with_it(env):
+    """SIGTERM to the shim reaches the command; SIGKILL to the shim kills it too."""
+    shell = {**env, "PATH": forks.on_path(os.environ["PATH"])}
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        port = free_port()
+        shim = subprocess.Popen(
+            ["launchops", "sandbox", "serve", "--port", str(port), "--fresh"],
+            env=shell,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _until(lambda port=port: _answers(port), f"the sandbox on {port}")
+            shim.send_signal(signum)
+            shim.wait(timeout=30)
+            _until(lambda port=port: not _answers(port), f"the sandbox on {port} stopped")
+        finally:
+            shim.kill()
+
+
+def _answers(port: int) -> bool:
+    try:
+        return web.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code < 500
+    except httpx.TransportError:
+        return False
+
+
+def _until(condition, what: str, within: float = 60) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)

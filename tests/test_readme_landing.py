@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.support import docs
+from tests.support import docs, forks
 from tests.support.pipeline import profile_env
 from tests.test_readme_commands import command_lines
 
@@ -30,7 +29,7 @@ def test_the_landing_section_runs_as_written(sandbox_factory, tmp_path):
     subprocess.run(["cp", "-r", str(ROOT / "configs"), str(work)], check=True)
     (work / "profiles.yaml").write_text(profiles_yaml())
     env = profile_env(sandbox, tmp_path / "home")
-    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    env["PATH"] = forks.on_path(env["PATH"])
     env["COLUMNS"] = "120"
     out: dict[str, str] = {}
     lines = command_lines(SECTION)

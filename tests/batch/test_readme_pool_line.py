@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
+from tests.support import forks
 from tests.support.readme_shell import bash_block, steps
 
 SCHEDULES = "Schedules and several workers"
@@ -23,7 +22,7 @@ def test_the_pool_line_runs_twice_with_exit_0(prefect_env, tmp_path):
     env = {
         **os.environ,
         **prefect_env,
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "PATH": forks.on_path(os.environ["PATH"]),
     }
     for _ in range(2):
         done = subprocess.run(

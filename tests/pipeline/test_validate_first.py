@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.support import forks
 from tests.support.pipeline import dump_yaml, launch_document
 from tests.test_readme_commands import command_lines
 
@@ -28,7 +27,7 @@ def test_a_broken_file_is_refused_before_the_network_is_asked(tmp_path, driver):
         "LAUNCHOPS_RPC_URL": "http://127.0.0.1:9",  # nothing listens: any call would wait
         "LAUNCHOPS_BASE_URL": "http://127.0.0.1:9/v1",
         "PREFECT_API_URL": "http://127.0.0.1:9/api",
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "PATH": forks.on_path(os.environ["PATH"]),
     }
     started = time.monotonic()
     done = subprocess.run(

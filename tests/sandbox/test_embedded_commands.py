@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import launchops.web as web
 from launchops.sandbox.process import ServedSandbox, free_port
@@ -55,7 +54,7 @@ def test_commands_start_the_profiles_sandbox_and_serve_serves_its_chain(tmp_path
         "LAUNCHOPS_BASE_URL": f"http://127.0.0.1:{port}/v1",
         "LAUNCHOPS_RPC_URL": f"http://127.0.0.1:{port}",
         "LAUNCHOPS_SANDBOX_SLOT_MS": "20",
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "PATH": forks.on_path(os.environ["PATH"]),
         "COLUMNS": "100",
     }
     empty = run(env, SEARCH)

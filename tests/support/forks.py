@@ -8,8 +8,9 @@ or two of CPU a new process spends importing Prefect and the rest.
 `tests.support.crash`). Any other argv, `fresh=True` (a test of what a command imports or
 starts), or LAUNCHOPS_TESTS_FRESH=1 in the test process's environment starts a new
 process instead. What a user types into a shell (the docs' blocks, the README's
-commands) still starts the installed `launchops` fresh: those tests hold the real entry
-point.
+commands) finds the fork server's `launchops` first on PATH (tests/support/
+launchops_shim.py), which hands the command to the server in turn: the installed entry
+point (`launchops.cli:main`), with the arguments, stdio, signals and exit a shell sees.
 
 What differs, seen from outside: /proc/PID/cmdline and /proc/PID/environ show the fork
 server's (`ps` lists a forked command as `python -m tests.support.forkserver`); the
@@ -70,9 +71,22 @@ def forked(argv: list[str], fresh: bool = False) -> bool:
 def start_shared() -> None:
     """The session's fork server, started now without waiting for it to be ready, its
     socket named in the environment that pytest-xdist's processes inherit: one server
-    (one preload) for all of them."""
+    (one preload) for all of them; and its `launchops` (tests/support/launchops_shim.py)
+    first on their PATH, for the commands a test's shell runs."""
     if os.environ.get(FRESH) != "1" and SOCKET not in os.environ:
         os.environ[SOCKET] = _launch()
+        os.environ["PATH"] = f"{_shim_folder()}:{os.environ['PATH']}"
+
+
+def _shim_folder() -> Path:
+    return Path(os.environ[SOCKET]).parent / "bin"
+
+
+def on_path(path: str) -> str:
+    """`path` with this checkout's commands first, as the tests' users have them: the
+    fork server's `launchops` (when there is one), then the suite's Python's own bin."""
+    shim = f"{_shim_folder()}:" if SOCKET in os.environ and os.environ.get(FRESH) != "1" else ""
+    return f"{shim}{Path(sys.executable).parent}:{path}"
 
 
 def _launch() -> str:
@@ -80,6 +94,11 @@ def _launch() -> str:
     ends when this process does."""
     folder = tempfile.mkdtemp(prefix="launchops-forks-")
     path = os.path.join(folder, "socket")
+    shim = Path(folder) / "bin" / "launchops"
+    shim.parent.mkdir()
+    source = (ROOT / "tests" / "support" / "launchops_shim.py").read_text()
+    shim.write_text(f"#!{sys.executable} -IS\n{source}")  # one argument: -I, -S
+    shim.chmod(0o755)
     watch_r, watch_w = os.pipe()
     # What it imports reads this environment once; each command's own replaces it.
     env = {name: value for name, value in os.environ.items() if not name.startswith("PREFECT_")}

@@ -32,6 +32,7 @@ import logging
 import os
 import pkgutil
 import runpy
+import select
 import selectors
 import signal
 import socket
@@ -39,6 +40,8 @@ import struct
 import sys
 import threading
 import traceback
+import types
+from collections.abc import Callable
 from typing import Any
 
 # What the commands import, imported once here (each in a try: a module that cannot be
@@ -179,15 +182,48 @@ class Server:
         with contextlib.suppress(OSError):
             conn.sendall(f"{os.getpid()}\n".encode())
         conn.close()
+        if request.get("watch"):
+            die_with(request["watch"])
+        if request.get("entry"):  # an installed command (tests/support/launchops_shim.py)
+            sys.argv = list(request["argv"])
+            finish(run_script(request["entry"]))
         module, *args = request["argv"]
         sys.argv = [module, *args]
         finish(run_module(module))
 
 
+def die_with(pid: int) -> None:
+    """This process SIGKILLed when process `pid` (the shim a shell started) ends first:
+    as a shell's kill of its command would reach it."""
+    watched = os.pidfd_open(pid)
+
+    def watch() -> None:
+        select.select([watched], [], [])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="shim-watch", daemon=True).start()
+
+
+def run_script(entry: str) -> int:
+    """An installed console script's run (`module:function`, as pip writes its wrapper:
+    `sys.exit(function())`), with a `__main__` of a script, as click reads it for the
+    program's name."""
+    module, _, function = entry.partition(":")
+    script = types.ModuleType("__main__")
+    script.__file__ = sys.argv[0]
+    sys.modules["__main__"] = script
+    return run(lambda: sys.exit(getattr(importlib.import_module(module), function)()))
+
+
 def run_module(module: str) -> int:
     """`python -m module`'s run, to its exit code, as the interpreter reports one."""
+    return run(lambda: runpy.run_module(module, run_name="__main__", alter_sys=True))
+
+
+def run(program: Callable[[], Any]) -> int:
+    """`program`'s run, to its exit code, as the interpreter reports one."""
     try:
-        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        program()
     except SystemExit as done:
         if done.code is None:
             return 0

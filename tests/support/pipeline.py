@@ -291,7 +291,7 @@ def workspace(sandbox: Any, tmp_path: Path, **extra: str) -> tuple[Path, dict[st
     work = tmp_path / "work"
     shutil.copytree(ROOT / "configs", work / "configs")
     env = profile_env(sandbox, tmp_path / "home", **extra)
-    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    env["PATH"] = forks.on_path(env["PATH"])
     return work, env
 
 
@@ -303,7 +303,7 @@ def no_service_env(home: Path) -> dict[str, str]:
         "LAUNCHOPS_HOME": str(home),
         "LAUNCHOPS_EMBEDDED_SANDBOX": "false",
         "PREFECT_API_URL": "http://127.0.0.1:9/api",
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "PATH": forks.on_path(os.environ["PATH"]),
     }
 
 

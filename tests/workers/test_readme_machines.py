@@ -13,7 +13,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from typing import Any, TypeVar
 import pytest
 from solders.keypair import Keypair
 
+from tests.support import forks
 from tests.support.pipeline import stats, write_launch
 from tests.support.postgres import database, fresh_names, journal_rows
 from tests.support.prefect_pool import (
@@ -112,7 +112,7 @@ def machine_env(home: Path, **extra: str) -> dict[str, str]:
     the README exports), its own HOME, this checkout's commands on PATH, no telemetry."""
     home.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "LAUNCHOPS_"))}
-    path = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
+    path = forks.on_path(env.get("PATH", ""))
     quiet = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     return {**env, **quiet, "PATH": path, "HOME": str(home), "COLUMNS": "200", **extra}
 
