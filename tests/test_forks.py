@@ -146,9 +146,10 @@ def test_a_shells_launchops_is_the_installed_command(env, tmp_path):
 
 
 def test_a_command_whose_shell_is_killed_dies_with_it(env):
-    """SIGTERM to the shim reaches the command; SIGKILL to the shim kills it too."""
+    """SIGTERM to the shim reaches the command, which stops its sandbox and exits 0 as the
+    installed command does; SIGKILL to the shim kills the command too."""
     shell = {**env, "PATH": forks.on_path(os.environ["PATH"])}
-    for signum in (signal.SIGTERM, signal.SIGKILL):
+    for signum, status in ((signal.SIGTERM, 0), (signal.SIGKILL, -signal.SIGKILL)):
         port = free_port()
         shim = subprocess.Popen(
             ["launchops", "sandbox", "serve", "--port", str(port), "--fresh"],
@@ -159,8 +160,8 @@ def test_a_command_whose_shell_is_killed_dies_with_it(env):
         try:
             _until(lambda port=port: _answers(port), f"the sandbox on {port}")
             shim.send_signal(signum)
-            shim.wait(timeout=30)
-            _until(lambda port=port: not _answers(port), f"the sandbox on {port} stopped")
+            assert shim.wait(timeout=30) == status, signum
+            assert _until(lambda port=port: not _answers(port), f"the sandbox on {port} stopped")
         finally:
             shim.kill()
 
@@ -172,8 +173,10 @@ def _answers(port: int) -> bool:
         return False
 
 
-def _until(condition, what: str, within: float = 60) -> None:
+def _until(condition, what: str, within: float = 60) -> bool:
+    """True once `condition()` is; fails the test with `what` after `within` seconds."""
     deadline = time.monotonic() + within
     while not condition():
         assert time.monotonic() < deadline, what
         time.sleep(0.1)
+    return True
