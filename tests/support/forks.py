@@ -64,8 +64,13 @@ def forked(argv: list[str], fresh: bool = False) -> bool:
         and argv[0] == sys.executable
         and argv[1] == "-m"
         and argv[2] in FORKED_MODULES
-        and os.environ.get(FRESH) != "1"
+        and not _all_fresh()
     )
+
+
+def _all_fresh() -> bool:
+    """LAUNCHOPS_TESTS_FRESH=1: every command a new process, as a user's shell starts it."""
+    return os.environ.get(FRESH) == "1"
 
 
 def start_shared() -> None:
@@ -73,7 +78,7 @@ def start_shared() -> None:
     socket named in the environment that pytest-xdist's processes inherit: one server
     (one preload) for all of them; and its `launchops` (tests/support/launchops_shim.py)
     first on their PATH, for the commands a test's shell runs."""
-    if os.environ.get(FRESH) != "1" and SOCKET not in os.environ:
+    if not _all_fresh() and SOCKET not in os.environ:
         os.environ[SOCKET] = _launch()
         os.environ["PATH"] = f"{_shim_folder()}:{os.environ['PATH']}"
 
@@ -85,7 +90,7 @@ def _shim_folder() -> Path:
 def on_path(path: str) -> str:
     """`path` with this checkout's commands first, as the tests' users have them: the
     fork server's `launchops` (when there is one), then the suite's Python's own bin."""
-    shim = f"{_shim_folder()}:" if SOCKET in os.environ and os.environ.get(FRESH) != "1" else ""
+    shim = f"{_shim_folder()}:" if SOCKET in os.environ and not _all_fresh() else ""
     return f"{shim}{Path(sys.executable).parent}:{path}"
 
 
