@@ -18,10 +18,12 @@ import logging
 from pathlib import Path
 from typing import Any, TypeVar
 
+from prefect.exceptions import MissingResult
 from prefect.logging import get_run_logger
 from prefect.logging.loggers import PrefectLogAdapter
 from prefect.states import State, StateType
 
+from launchops.errors import FlowResultLost
 from launchops.library.results import BatchResult, LaunchResult
 from launchops.states import NEEDS_A_PERSON
 
@@ -100,7 +102,15 @@ async def result_of(state: State[R]) -> R:
     """What a flow answered, from the state `flow(..., return_state=True)` gives: also
     from a FAILED-type state the flow returned itself; an exception the run raised, raised.
     """
-    result: Any = await state.aresult(raise_on_failure=False)
+    try:
+        result: Any = await state.aresult(raise_on_failure=False)
+    except MissingResult:
+        # The run's own end was refused: the server already held one (a retried request).
+        raise FlowResultLost(
+            f"the flow run ended ({state.name}), but Prefect's server answered its end "
+            "without the result (it already had one: a request retried under load); "
+            "what it did is in the journal: run the same command again to have it reported"
+        ) from None
     if isinstance(result, NotAllFinished):
         return result.result
     if isinstance(result, BaseException):

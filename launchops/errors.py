@@ -35,6 +35,9 @@
     │                                 launches it then (refused unless asked to launch now)
     ├── SecretUnavailable ........... a launch's secret (first buyer's key, Twitter token)
     │                                 is not held and its file cannot give it again
+    ├── PrefectUnavailable .......... the configured Prefect API does not answer
+    ├── FlowResultLost .............. a flow run ended, and Prefect's server answered its
+    │                                 end without the result: the journal has what it did
     ├── JournalError ................ the journal refuses an operation (a changed config ...)
     │   └── JournalUnavailable ...... its database did not answer                            [t]
     ├── LeaseError .................. another worker has the launch
@@ -66,6 +69,7 @@ __all__ = [
     "BadRequestError",
     "BlockhashExpired",
     "ChainError",
+    "FlowResultLost",
     "ForbiddenError",
     "InvalidInputError",
     "JournalError",
@@ -371,6 +375,12 @@ class SecretUnavailable(LaunchOpsError):
 class PrefectUnavailable(LaunchOpsError):
     """The Prefect API a command is configured with (PREFECT_API_URL) does not answer:
     said before its flow starts, not as Prefect's traceback at the flow's first call."""
+
+
+class FlowResultLost(LaunchOpsError):
+    """A flow run ended, but the state Prefect's server answered for its end holds no
+    result: the server already had one (a request retried after it had taken the first,
+    under load) and kept its own. What the run did is in the journal."""
 
 
 class JournalError(LaunchOpsError):

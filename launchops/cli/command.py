@@ -123,15 +123,19 @@ class Call:
         live: AbstractContextManager[Any] | None = None,
         sandbox: bool = True,
         progress: Callable[[str, str, str], None] | None = None,
+        again_if_lost: bool = False,
         **params: Any,
     ) -> T:
         """The command's work: the flow `flow` (`module:name` in launchops.flows) with
         `params`, this profile and its file; or, with `--no-prefect`, `plain` (the
         library). `listen` hooks the flow's progress (it needs Prefect's modules, so it
         runs only on that path); `live` is a display started once the sandbox is up, and
-        `progress` its progress (it shows Prefect starting)."""
+        `progress` its progress (it shows Prefect starting). `again_if_lost`: a flow run
+        whose result Prefect's server lost (`FlowResultLost`) is answered by `plain`, for
+        work that run again reports from the journal what the run did (a launch)."""
 
         async def through_prefect() -> T:
+            from launchops.errors import FlowResultLost
             from launchops.flows.outcome import result_of
 
             module, _, name = flow.partition(":")
@@ -140,7 +144,13 @@ class Call:
                 listen()
             where = {"profile": self.settings.name, "profiles_file": self.profiles_file}
             where["base_url"] = self.base_url
-            return await result_of(await work(**params, **where, return_state=True))
+            state = await work(**params, **where, return_state=True)
+            try:
+                return await result_of(state)
+            except FlowResultLost:
+                if not again_if_lost:
+                    raise
+                return await plain()  # nothing is done twice: the journal answers
 
         with embedded_sandbox(self.settings) if sandbox else nullcontext(), live or nullcontext():
             return drive(prefect=self.prefect, flow=through_prefect, plain=plain, progress=progress)

@@ -228,7 +228,13 @@ def _launch(
         path = str(file) if file else None
         flow = {"path": path, "key": key, "replace": replace, "now": now}
         found = call.drive(
-            "launch:launch_flow", plain, listen=listen, sandbox=False, progress=listener, **flow
+            "launch:launch_flow",
+            plain,
+            listen=listen,
+            sandbox=False,
+            progress=listener,
+            again_if_lost=True,
+            **flow,
         )
         result = found.to_json()
         if board is not None:
