@@ -29,9 +29,10 @@ def pytest_configure(config: pytest.Config) -> None:
     _websockets_draw_apart()
     _own_launchops_home(config)
     if not hasattr(config, "workerinput"):
-        from tests.support import forks
+        from tests.support import forks, prefect_db
 
         forks.start_shared()
+        prefect_db.session_folder()
 
 
 def _websockets_draw_apart() -> None:
@@ -77,18 +78,18 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def prefect_server(tmp_path_factory) -> Iterator[None]:
-    """One Prefect test server for the session (~7 s to start), with its own PREFECT_HOME."""
+    """One Prefect test server for this test process, with its own PREFECT_HOME: the
+    server `prefect_test_harness` starts, forked on a migrated database
+    (tests/support/session_server.py)."""
     import os
 
-    os.environ["PREFECT_HOME"] = str(tmp_path_factory.mktemp("prefect-home"))
+    from tests.support import session_server
+
+    home = tmp_path_factory.mktemp("prefect-home")
+    os.environ["PREFECT_HOME"] = str(home)
     os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    from launchops.cli.common import PREFECT_SERVER_SETTINGS
-
-    os.environ.update(PREFECT_SERVER_SETTINGS)  # the server launchops recommends
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=60):
+    with session_server.running(home) as url, session_server.pointed_at(url):
         yield
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 
 import launchops.web as web
-from tests.support import forks
+from tests.support import forks, prefect_db
 from tests.support.pipeline import (
     launchops,
     profile_env,
@@ -58,7 +58,8 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
     when = (datetime.now(UTC) + timedelta(seconds=LEAD_SECONDS)).replace(microsecond=0)
     launches = tmp_path / "launches"
     write_launch(launches, "soon.yaml", key="fires-soon", schedule=f"{when:%Y-%m-%dT%H:%M:%SZ}")
-    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(tmp_path / "prefect"))
+    prefect_home = prefect_db.seed_home(tmp_path / "prefect")  # its database made before
+    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(prefect_home))
     env.pop("PREFECT_API_URL", None)  # nothing configured: as on a fresh machine
     log = tmp_path / "deploy.log"
     with log.open("w") as out:

@@ -10,15 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import prefect_db
 from tests.support.pipeline import launchops, profile_env, write_launch
 from tests.support.terminal import Terminal
 
 STOP_NOISE = ("Traceback", "Error flushing", "Exception during reset", "CancelledError")
 
 
-def _env(sandbox, tmp_path: Path) -> dict[str, str]:
-    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(tmp_path / "prefect"))
-    env.pop("PREFECT_API_URL", None)  # nothing configured: as on a fresh machine
+def _env(sandbox, tmp_path: Path, first: bool = False) -> dict[str, str]:
+    """Nothing configured, as on a fresh machine; a Prefect home whose database a command
+    run before has made (its migrations are the first start's: `first` keeps it empty)."""
+    home = tmp_path / "prefect"
+    if not first:
+        prefect_db.seed_home(home)
+    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(home))
+    env.pop("PREFECT_API_URL", None)
     return env
 
 
@@ -87,7 +93,7 @@ def terminal():
 
 def test_the_display_says_prefect_is_starting(sandbox_factory, tmp_path, terminal):
     sandbox = sandbox_factory()
-    env = _env(sandbox, tmp_path)
+    env = _env(sandbox, tmp_path, first=True)  # the first start, migrations and all
     file = write_launch(tmp_path, key="says-starting")
     command = [sys.executable, "-m", "launchops.cli", "launch", str(file)]
     terminal.run(command, env, tmp_path / "run.sh")

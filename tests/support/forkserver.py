@@ -57,8 +57,9 @@ PRELOAD_MODULES = (
     "prefect.cli.work_pool",
     "prefect.server.api.server",
     "prefect.workers.process",
+    "uvicorn.main",
 )
-FORKED_MODULES = frozenset({"launchops.cli", "tests.support.crash", "prefect"})
+FORKED_MODULES = frozenset({"launchops.cli", "tests.support.crash", "prefect", "uvicorn"})
 HEADER = struct.Struct("!I")
 
 
