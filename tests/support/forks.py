@@ -9,7 +9,7 @@ or two of CPU a new process spends importing Prefect and the rest.
 starts), or LAUNCHOPS_TESTS_FRESH=1 in the test process's environment starts a new
 process instead. What a user types into a shell (the docs' blocks, the README's
 commands) finds the fork server's `launchops` first on PATH (tests/support/
-launchops_shim.py), which hands the command to the server in turn: the installed entry
+shim.py), which hands the command to the server in turn: the installed entry
 point (`launchops.cli:main`), with the arguments, stdio, signals and exit a shell sees.
 
 What differs, seen from outside: /proc/PID/cmdline and /proc/PID/environ show the fork
@@ -76,7 +76,7 @@ def _all_fresh() -> bool:
 def start_shared() -> None:
     """The session's fork server, started now without waiting for it to be ready, its
     socket named in the environment that pytest-xdist's processes inherit: one server
-    (one preload) for all of them; and its `launchops` (tests/support/launchops_shim.py)
+    (one preload) for all of them; and its `launchops` (tests/support/shim.py)
     first on their PATH, for the commands a test's shell runs."""
     if not _all_fresh() and SOCKET not in os.environ:
         os.environ[SOCKET] = _launch()
@@ -85,6 +85,11 @@ def start_shared() -> None:
 
 def _shim_folder() -> Path:
     return Path(os.environ[SOCKET]).parent / "bin"
+
+
+def _python_shim(folder: str | Path) -> Path:
+    """The `sys.executable` of the forked commands (tests/support/shim.py), on no PATH."""
+    return Path(folder) / "python" / "python"
 
 
 def on_path(path: str) -> str:
@@ -99,11 +104,12 @@ def _launch() -> str:
     ends when this process does."""
     folder = tempfile.mkdtemp(prefix="launchops-forks-")
     path = os.path.join(folder, "socket")
-    shim = Path(folder) / "bin" / "launchops"
-    shim.parent.mkdir()
-    source = (ROOT / "tests" / "support" / "launchops_shim.py").read_text()
-    shim.write_text(f"#!{sys.executable} -IS\n{source}")  # one argument: -I, -S
-    shim.chmod(0o755)
+    source = (ROOT / "tests" / "support" / "shim.py").read_text()
+    shims = [Path(folder) / "bin" / name for name in ("launchops", "prefect")]
+    for shim in (*shims, _python_shim(folder)):
+        shim.parent.mkdir(exist_ok=True)
+        shim.write_text(f"#!{sys.executable} -IS\n{source}")  # one argument: -I, -S
+        shim.chmod(0o755)
     watch_r, watch_w = os.pipe()
     # What it imports reads this environment once; each command's own replaces it.
     env = {name: value for name, value in os.environ.items() if not name.startswith("PREFECT_")}
@@ -205,14 +211,15 @@ class Popen:
             sent.append((os.dup(sent[1][0]), True))
         else:
             sent.append(_fd(stderr, "stderr", pipes, 2))
-        request = {
-            "argv": self.args[2:],
-            "env": dict(os.environ if env is None else env),
-            "cwd": str(cwd or os.getcwd()),
-            "session": start_new_session,
-        }
         try:
             self._conn = _connect()
+            request = {
+                "argv": self.args[2:],
+                "env": dict(os.environ if env is None else env),
+                "cwd": str(cwd or os.getcwd()),
+                "session": start_new_session,
+                "executable": str(_python_shim(Path(os.environ[SOCKET]).parent)),
+            }
             body = json.dumps(request).encode()
             socket.send_fds(self._conn, [HEADER.pack(len(body)) + body], [fd for fd, _ in sent])
         finally:

@@ -17,8 +17,10 @@ One thread, one loop: a fork from a process with other threads could copy a lock
 them holds. The loop accepts a request (its JSON and three file descriptors: stdin,
 stdout, stderr) and forks; the child answers its pid once it is set up; the loop reaps
 children on SIGCHLD, answering each one's wait status and CPU time on its request's
-connection. It ends when the process that started it closes the pipe it watches (FD), so
-it never outlives the session; its children are left to run out, as a shell's are.
+connection; and it watches the shim (tests/support/shim.py) that asked for a child, if one
+did, killing the child when the shim ends first. It ends when the process that started
+it closes the pipe it watches (FD), so it never outlives the session; its children are
+left to run out, as a shell's are.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ import logging
 import os
 import pkgutil
 import runpy
-import select
 import selectors
 import signal
 import socket
@@ -58,6 +59,8 @@ PRELOAD_MODULES = (
     "prefect.server.api.server",
     "prefect.workers.process",
     "uvicorn.main",
+    "prefect.runner._workspace_supervisor",
+    "prefect.engine",
 )
 FORKED_MODULES = frozenset({"launchops.cli", "tests.support.crash", "prefect", "uvicorn"})
 HEADER = struct.Struct("!I")
@@ -102,6 +105,7 @@ class Server:
         os.set_blocking(self.wakeup_w, False)
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, socket.socket] = {}
+        self.watches: dict[int, int] = {}  # a child's pid: the pidfd of the shim it dies with
 
     def serve(self) -> None:
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -116,8 +120,10 @@ class Server:
                 if key.data == "reap":
                     os.read(self.wakeup_r, 4096)
                     self.reap()
-                else:
+                elif key.data == "accept":
                     self.accept()
+                else:
+                    self.shim_ended(key.data)
 
     def accept(self) -> None:
         conn, _ = self.listener.accept()
@@ -134,6 +140,8 @@ class Server:
         for fd in fds:
             os.close(fd)
         self.children[pid] = conn  # the child answers its pid; this, its wait status
+        if request.get("watch"):
+            self.watch(pid, request["watch"])
         self.reap()
 
     def reap(self) -> None:
@@ -144,6 +152,7 @@ class Server:
                 return
             if pid == 0:
                 return
+            self.unwatch(pid)
             conn = self.children.pop(pid, None)
             if conn is None:
                 continue
@@ -151,6 +160,30 @@ class Server:
             with contextlib.suppress(OSError):
                 conn.sendall(f"{status} {cpu:.6f}\n".encode())
             conn.close()
+
+    def watch(self, child: int, shim: int) -> None:
+        """`child` SIGKILLed when process `shim` (what a shell or a worker started) ends
+        first: as their kill of the command would reach it. Watched here, not in the
+        child, so that it holds across an exec (Prefect's flow-run supervisor execs its
+        engine)."""
+        try:
+            watched = os.pidfd_open(shim)
+        except ProcessLookupError:
+            os.kill(child, signal.SIGKILL)
+            return
+        self.watches[child] = watched
+        self.selector.register(watched, selectors.EVENT_READ, child)
+
+    def unwatch(self, child: int) -> None:
+        watched = self.watches.pop(child, None)
+        if watched is not None:
+            self.selector.unregister(watched)
+            os.close(watched)
+
+    def shim_ended(self, child: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+        self.unwatch(child)
 
     def become(self, request: dict[str, Any], fds: list[int], conn: socket.socket) -> None:
         """In the child: the command's process (its session, stdio, folder and
@@ -163,7 +196,7 @@ class Server:
         self.selector.close()
         for sock in (self.listener, *self.children.values()):
             sock.close()
-        for fd in (self.wakeup_r, self.wakeup_w, self.watched):
+        for fd in (self.wakeup_r, self.wakeup_w, self.watched, *self.watches.values()):
             os.close(fd)
         if request["session"]:
             os.setsid()
@@ -183,26 +216,14 @@ class Server:
         with contextlib.suppress(OSError):
             conn.sendall(f"{os.getpid()}\n".encode())
         conn.close()
-        if request.get("watch"):
-            die_with(request["watch"])
-        if request.get("entry"):  # an installed command (tests/support/launchops_shim.py)
+        if request.get("executable"):  # tests/support/shim.py, as `python`
+            sys.executable = request["executable"]
+        if request.get("entry"):  # an installed command (tests/support/shim.py)
             sys.argv = list(request["argv"])
             finish(run_script(request["entry"]))
         module, *args = request["argv"]
         sys.argv = [module, *args]
         finish(run_module(module))
-
-
-def die_with(pid: int) -> None:
-    """This process SIGKILLed when process `pid` (the shim a shell started) ends first:
-    as a shell's kill of its command would reach it."""
-    watched = os.pidfd_open(pid)
-
-    def watch() -> None:
-        select.select([watched], [], [])
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    threading.Thread(target=watch, name="shim-watch", daemon=True).start()
 
 
 def run_script(entry: str) -> int:

@@ -109,9 +109,15 @@ def launch_env(sandbox: Any) -> dict[str, str]:
 
 def machine_env(home: Path, **extra: str) -> dict[str, str]:
     """A machine's environment: this one's, but no Prefect or launchops setting (only what
-    the README exports), its own HOME, this checkout's commands on PATH, no telemetry."""
+    the README exports), its own HOME, this checkout's commands on PATH, no telemetry.
+    The suite's fork server stays named (no setting of either: what runs the machine's
+    `launchops` and `prefect`, tests/support/shim.py)."""
     home.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "LAUNCHOPS_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PREFECT_", "LAUNCHOPS_")) or k == forks.SOCKET
+    }
     path = forks.on_path(env.get("PATH", ""))
     quiet = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     return {**env, **quiet, "PATH": path, "HOME": str(home), "COLUMNS": "200", **extra}
