@@ -24,6 +24,7 @@ from launchops.errors import RpcUnavailable
 from launchops.pipeline.batch import run_batch
 from launchops.pipeline.runner import run_launch, validate
 from launchops.retries import RetryPolicy
+from tests.support import forks
 from tests.support.pipeline import (
     ROOT,
     context_for,
@@ -119,24 +120,12 @@ def test_a_symlink_that_loops_and_a_fifo_in_a_batch_folder_are_named(sandbox, tm
     assert "a FIFO or socket, not a file" in rows["pipe.yaml"]["error"]
 
 
-OPEN_JOURNAL = """
-import asyncio, sys
-from launchops.journal.store import Journal
-
-async def main():
-    journal = await Journal.open(sys.argv[1])
-    await journal.close()
-
-asyncio.run(main())
-"""
-
-
 def test_processes_opening_a_new_sqlite_journal_together_all_open_it(tmp_path):
     for round_ in range(8):
         url = f"sqlite:///{tmp_path / f'round-{round_}' / 'journal.db'}"
         started = [
-            subprocess.Popen(
-                [sys.executable, "-c", OPEN_JOURNAL, url],
+            forks.popen(
+                [sys.executable, "-m", "tests.support.open_journal", url],
                 cwd=ROOT,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

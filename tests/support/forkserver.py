@@ -51,6 +51,7 @@ PRELOAD_PACKAGES = ("launchops", "launchops.flows", "launchops.tasks")
 PRELOAD_SKIPPED = ("__main__", "pytest_plugin")
 PRELOAD_MODULES = (
     "tests.support.crash",
+    "tests.support.open_journal",
     "prefect.cli",
     "prefect.cli.server",
     "prefect.cli.worker",
@@ -62,7 +63,9 @@ PRELOAD_MODULES = (
     "prefect.runner._workspace_supervisor",
     "prefect.engine",
 )
-FORKED_MODULES = frozenset({"launchops.cli", "tests.support.crash", "prefect", "uvicorn"})
+FORKED_MODULES = frozenset(
+    {"launchops.cli", "tests.support.crash", "tests.support.open_journal", "prefect", "uvicorn"}
+)
 HEADER = struct.Struct("!I")
 
 
