@@ -68,7 +68,7 @@ def by_module(rows: list[dict[str, Any]]) -> list[tuple[str, dict[str, float]]]:
 
 def by_marker(rows: list[dict[str, Any]], marker: str) -> None:
     """The tests with `marker` and the others: how many, their wall and their CPU summed
-    (a part's wall summed, over the four processes, is the least that part can take)."""
+    (a part's wall summed, over the suite's processes, is the least that part can take)."""
     print(f"{'tests':>5} {'wall s':>7} {'CPU s':>7}  marked {marker!r}")
     for marked in (True, False):
         part = [row for row in rows if (marker in row.get("markers", ())) is marked]
