@@ -18,12 +18,10 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
-import httpx
-
 import launchops.web as web
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
 from launchops.sandbox.process import free_port
-from tests.support import forks
+from tests.support import forks, session_server
 from tests.support.pipeline import set_faults
 
 PREFECT = [sys.executable, "-m", "prefect"]
@@ -116,16 +114,7 @@ class PrefectServer:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 120
-        while True:
-            assert self.process.poll() is None, self.log.read_text()[-3000:]
-            assert time.monotonic() < deadline, self.log.read_text()[-3000:]
-            try:
-                if web.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
+        session_server.wait_started(self.process, self.url, self.log, timeout=120)
 
     def client_env(self, home: Path) -> dict[str, str]:
         """What a client process (a worker, the CLI) needs to talk to this server."""

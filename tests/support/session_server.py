@@ -57,7 +57,7 @@ def running(home: Path) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}/api"
     try:
-        _wait_healthy(process, url, log)
+        wait_started(process, url, log, STARTUP_SECONDS)
         yield url
     finally:
         process.terminate()
@@ -68,16 +68,20 @@ def running(home: Path) -> Iterator[str]:
             process.wait(timeout=10)
 
 
-def _wait_healthy(process: forks.Popen | subprocess.Popen[bytes], url: str, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
+def wait_started(
+    process: forks.Popen | subprocess.Popen[bytes], url: str, log: Path, timeout: float
+) -> None:
+    """Until the Prefect server `process` started answers /health at `url`; its log's tail
+    in the error if it exits first or does not answer within `timeout` s."""
+    deadline = time.monotonic() + timeout
     while True:
         if process.poll() is not None:
-            raise RuntimeError(f"the test Prefect server exited: {log.read_text()[-3000:]}")
+            raise RuntimeError(f"the Prefect server at {url} exited: {log.read_text()[-3000:]}")
         with contextlib.suppress(httpx.TransportError):
             if web.get(f"{url}/health", timeout=2).status_code == 200:
                 return
         if time.monotonic() > deadline:
-            raise RuntimeError(f"the test Prefect server did not answer: {log.read_text()[-3000:]}")
+            raise RuntimeError(f"no Prefect server at {url}: {log.read_text()[-3000:]}")
         time.sleep(0.1)
 
 
