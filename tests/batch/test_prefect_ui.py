@@ -239,13 +239,14 @@ def test_the_ui_shows_the_run_needs_attention_and_the_report_a_person_reads(
     import os
     import shutil
 
+    from tests.support import prefect_db
     from tests.support.prefect_pool import PrefectServer, ui_page
 
     if not (shutil.which("chromium") or shutil.which("chromium-browser")):
         pytest.skip("Chromium is not installed (apt-get install chromium)")
     shots = Path(os.environ.get("LAUNCHOPS_SCREENSHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
-    database = f"sqlite+aiosqlite:///{tmp_path / 'prefect.db'}"
+    database = f"sqlite+aiosqlite:///{prefect_db.copy_to(tmp_path / 'prefect.db')}"
     server = PrefectServer(tmp_path / "prefect", "-", PREFECT_API_DATABASE_CONNECTION_URL=database)
     try:
         sandbox = sandbox_factory()

@@ -17,6 +17,7 @@ import pytest
 
 from launchops.journal.outbox import alerts_of
 from launchops.journal.store import Journal
+from tests.support import prefect_db
 from tests.support.pipeline import (
     launchops,
     profile_env,
@@ -25,7 +26,6 @@ from tests.support.pipeline import (
     started,
     write_launch,
 )
-from tests.support.postgres import database
 from tests.support.prefect_pool import PrefectServer, kill_tree, stop
 from tests.workers.test_alerts import find_events
 
@@ -88,7 +88,7 @@ def test_an_alert_raised_while_the_server_is_away_reaches_it_once_it_is_back(
         write_launch(folder, f"outage-{index:02d}.yaml", key=f"outage-{index:02d}")
     journal_url = profile_for(sandbox, home).journal
     journal_file = Path(journal_url.removeprefix("sqlite:///"))
-    with database("alerts") as name:
+    with prefect_db.postgres_database("alerts") as name:
         server = PrefectServer(tmp_path / "prefect", name)
         env = profile_env(
             sandbox,

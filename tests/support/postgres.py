@@ -13,7 +13,8 @@ import pytest
 ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 
 
-def _admin():
+def admin():
+    """A connection to the machine's PostgreSQL to make and drop databases with."""
     import psycopg
 
     try:
@@ -35,16 +36,17 @@ def journal_rows(url: str, query: str, *params: object) -> list[tuple]:
 
 
 @contextmanager
-def database(prefix: str) -> Iterator[str]:
-    """A fresh database's name, dropped after."""
+def database(prefix: str, template: str | None = None) -> Iterator[str]:
+    """A fresh database's name (a copy of `template`, if given), dropped after."""
     name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    with _admin() as admin:
-        admin.execute(f'create database "{name}"')
+    copy = f' template "{template}"' if template else ""
+    with admin() as db:
+        db.execute(f'create database "{name}"{copy}')
     try:
         yield name
     finally:
-        with _admin() as admin:
-            admin.execute(f'drop database if exists "{name}" with (force)')
+        with admin() as db:
+            db.execute(f'drop database if exists "{name}" with (force)')
 
 
 @contextmanager
@@ -52,10 +54,10 @@ def fresh_names(*prefixes: str) -> Iterator[list[str]]:
     """Fresh database names for a command that makes the databases itself (`createdb`),
     each dropped after if it was made."""
     names = [f"{prefix}_{uuid.uuid4().hex[:10]}" for prefix in prefixes]
-    _admin().close()  # skips where no PostgreSQL answers
+    admin().close()  # skips where no PostgreSQL answers
     try:
         yield names
     finally:
-        with _admin() as admin:
+        with admin() as db:
             for name in names:
-                admin.execute(f'drop database if exists "{name}" with (force)')
+                db.execute(f'drop database if exists "{name}" with (force)')

@@ -32,7 +32,7 @@ import pytest
 import launchops.web as web
 from launchops.config.schedule import DEPLOY_LEAD_SECONDS
 from launchops.exposure import probe
-from tests.support import docs
+from tests.support import docs, prefect_db
 from tests.support.pipeline import dump_yaml, launch_document, launchops, set_faults, stats
 from tests.support.postgres import database
 from tests.support.prefect_pool import (
@@ -135,7 +135,7 @@ def pool(tmp_path_factory):
     root = tmp_path_factory.mktemp("pool")
     with (
         Sandbox(SandboxConfig(port=0, slot_ms=400)) as sandbox,
-        database("prefect") as server_db,
+        prefect_db.postgres_database("prefect") as server_db,
         database("journal") as journal_db,
     ):
         server = PrefectServer(

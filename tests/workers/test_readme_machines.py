@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import pytest
 from solders.keypair import Keypair
 
-from tests.support import forks
+from tests.support import forks, prefect_db
 from tests.support.pipeline import stats, write_launch
 from tests.support.postgres import database, fresh_names, journal_rows
 from tests.support.prefect_pool import (
@@ -332,7 +332,7 @@ def funded(built: Built, sandbox: Any) -> Iterator[Built]:
 @pytest.fixture
 def yaml_pool(sandbox_factory, tmp_path):
     sandbox = sandbox_factory(slot_ms=SLOT_MS)
-    with database("prefect") as server_db, database("journal") as journal_db:
+    with prefect_db.postgres_database("prefect") as server_db, database("journal") as journal_db:
         # No scheduler: prefect.yaml's schedules (the batch of configs/batch hourly, the
         # registration retry every 15 minutes) would put runs of their own on the workers.
         server = PrefectServer(

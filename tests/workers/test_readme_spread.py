@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from launchops.config.profiles import Profile
+from tests.support import prefect_db
 from tests.support.pipeline import stats
 from tests.support.postgres import database
 from tests.support.prefect_pool import (
@@ -134,7 +135,7 @@ def pool(tmp_path_factory):
     root = tmp_path_factory.mktemp("readme-spread")
     with (
         Sandbox(SandboxConfig(port=0, slot_ms=400)) as sandbox,
-        database("prefect") as server_db,
+        prefect_db.postgres_database("prefect") as server_db,
         database("journal") as journal_db,
     ):
         # The docs' server; its log also says when the repossessor frees a dead run's slots.
