@@ -4,6 +4,7 @@ processes it started and waited for), summed by module.
     python -m pytest -p bench.suite_cpu          # writes .suite-cpu/<pid>.jsonl, one a process
     python bench/suite_cpu.py [--top 30]         # the modules, most CPU first
     python bench/suite_cpu.py --marker prefect   # the tests with the marker, and the rest
+    python bench/suite_cpu.py --processes        # each process's span: which one ends last
 
 The suite is bound by its CPU on two cores, so CPU seconds, not wall seconds, say what a
 change saves of it; and by the Prefect tests' waits, which `--marker prefect` shows. A
@@ -46,6 +47,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     own_after, reaped_after = _cpu()
     row = {
         "id": item.nodeid.split("@")[0],
+        "start": time.time() - (time.monotonic() - started),
         "wall": time.monotonic() - started,
         "own": own_after - own,
         "children": reaped_after - reaped,
@@ -77,18 +79,41 @@ def by_marker(rows: list[dict[str, Any]], marker: str) -> None:
         print(f"{len(part):5d} {wall:7.0f} {cpu:7.0f}  {'yes' if marked else 'no'}")
 
 
+def by_process(rows_by_process: dict[str, list[dict[str, Any]]]) -> None:
+    """Each of the suite's processes: when its tests began and ended (seconds from the
+    suite's first test), its CPU, and its longest tests; the last to end is the tail."""
+    begin = min(row["start"] for rows in rows_by_process.values() for row in rows)
+    print(f"{'from':>5} {'to':>5} {'CPU s':>6} {'tests':>5}  longest tests")
+    ends = []
+    for rows in rows_by_process.values():
+        first = min(row["start"] for row in rows) - begin
+        last = max(row["start"] + row["wall"] for row in rows) - begin
+        ends.append((last, first, rows))
+    for last, first, rows in sorted(ends, key=lambda end: end[0]):
+        cpu = sum(row["own"] + row["children"] for row in rows)
+        longest = sorted(rows, key=lambda row: -row["wall"])[:3]
+        names = ", ".join(f"{r['id'].split('::')[-1][:40]} {r['wall']:.0f}s" for r in longest)
+        print(f"{first:5.0f} {last:5.0f} {cpu:6.0f} {len(rows):5d}  {names}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--marker", help="split the tests by this marker instead")
+    parser.add_argument("--processes", action="store_true", help="each process's span")
     args = parser.parse_args()
-    rows = [json.loads(line) for path in OUT.glob("*.jsonl") for line in path.open()]
+    rows_by_process = {
+        path.stem: [json.loads(line) for line in path.open()] for path in OUT.glob("*.jsonl")
+    }
+    rows = [row for process in rows_by_process.values() for row in process]
     if not rows:
         raise SystemExit(f"no rows in {OUT}/: run python -m pytest -p bench.suite_cpu first")
     total = sum(row["own"] + row["children"] for row in rows)
     print(f"{len(rows)} tests, {total:.0f} s of CPU")
     if args.marker:
         return by_marker(rows, args.marker)
+    if args.processes:
+        return by_process(rows_by_process)
     print(f"{'CPU s':>7} {'own':>6} {'children':>8} {'wall s':>7} {'tests':>5}  module")
     for name, m in by_module(rows)[: args.top]:
         cpu = m["own"] + m["children"]
