@@ -44,7 +44,7 @@ class _Server(uvicorn.Server):
 
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
-        self._stop_asked: asyncio.Event | None = None
+        self._tick: asyncio.Future[None] | None = None
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -53,19 +53,21 @@ class _Server(uvicorn.Server):
     def stop_soon(self) -> None:
         """Ask the server to stop (in its loop's thread): it wakes now, not at its tick."""
         self.should_exit = True
-        if self._stop_asked is not None:
-            self._stop_asked.set()
+        if self._tick is not None and not self._tick.done():
+            self._tick.set_result(None)
 
     async def main_loop(self) -> None:
-        self._stop_asked = asyncio.Event()
-        if self.should_exit:
-            self._stop_asked.set()
+        """uvicorn's loop (a tick every 0.1 s), its wait one that `stop_soon` ends early: a
+        future and a timer, as `asyncio.sleep` is made."""
+        loop = asyncio.get_running_loop()
         counter = 0
         should_exit = await self.on_tick(counter)
         while not should_exit:
             counter = (counter + 1) % 864000
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop_asked.wait(), 0.1)
+            self._tick = tick = loop.create_future()
+            timer = loop.call_later(0.1, _done, tick)
+            await tick
+            timer.cancel()
             should_exit = await self.on_tick(counter)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -79,6 +81,11 @@ class _Server(uvicorn.Server):
             await server.wait_closed()
         if not self.force_exit:
             await self.lifespan.shutdown()
+
+
+def _done(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _bind(host: str, port: int) -> socket.socket:
