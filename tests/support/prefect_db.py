@@ -42,7 +42,7 @@ def session_folder() -> Path:
         folder = tempfile.mkdtemp(prefix="launchops-tests-session-")
         os.environ[SESSION] = folder
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        atexit.register(_drop_postgres_template_quietly)  # before the folder goes
+        atexit.register(_drop_postgres_template)  # before the folder goes
     return Path(os.environ[SESSION])
 
 
@@ -96,24 +96,28 @@ def postgres_template() -> str:
             name = f"prefect_template_{uuid.uuid4().hex[:10]}"
             with admin() as db:
                 db.execute(f'create database "{name}"')
-            _upgrade(folder, f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}")
+            try:
+                _upgrade(folder, f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}")
+            except BaseException:
+                _drop(name)  # not left behind half migrated
+                raise
             named.write_text(name)
     return named.read_text()
 
 
-def drop_postgres_template() -> None:
+def _drop_postgres_template() -> None:
     """The session's PostgreSQL template dropped, if one was made (at the session's end)."""
     named = session_folder() / "prefect-template.pg"
     if named.exists():
-        from tests.support.postgres import admin
-
-        with admin() as db:
-            db.execute(f'drop database if exists "{named.read_text()}" with (force)')
+        _drop(named.read_text())
 
 
-def _drop_postgres_template_quietly() -> None:
-    with contextlib.suppress(BaseException):  # no PostgreSQL (a skip), or it is gone
-        drop_postgres_template()
+def _drop(name: str) -> None:
+    """The database `name` dropped; quietly where no PostgreSQL answers (a skip)."""
+    from tests.support.postgres import admin
+
+    with contextlib.suppress(BaseException), admin() as db:
+        db.execute(f'drop database if exists "{name}" with (force)')
 
 
 @contextmanager
@@ -135,7 +139,6 @@ def seed_home(home: Path) -> Path:
 
 __all__ = [
     "copy_to",
-    "drop_postgres_template",
     "postgres_database",
     "postgres_template",
     "seed_home",
