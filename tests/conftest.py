@@ -93,6 +93,31 @@ def prefect_server(tmp_path_factory) -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _prefect_server_awake_for_prefect_tests(request: pytest.FixtureRequest) -> None:
+    """The process's Prefect server, once started, awake for each test that may call it
+    (one asking for it, one marked `prefect` for its name) and asleep for the others
+    (tests/support/session_server.py), the modules whose Prefect servers are their own
+    among them (their waits are most of the suite's). Put to sleep at the next test's
+    start, not at a test's end, so that a module's fixtures still reach it when they are
+    torn down after its last test."""
+    import sys
+
+    session_server = sys.modules.get("tests.support.session_server")
+    server = None if session_server is None else session_server.current
+    if server is None:
+        return
+    item = request.node
+    where = item.nodeid.split("::")[0]
+    if "prefect_server" in item.fixturenames or (
+        item.get_closest_marker("prefect") is not None
+        and not any(module in where for module in PREFECT_MODULES)
+    ):
+        server.resume()
+    else:
+        server.pause()
+
+
 @pytest.fixture
 def prefect_env(prefect_server) -> dict[str, str]:
     """Environment that points a child process at the session's Prefect server."""

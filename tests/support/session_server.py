@@ -7,17 +7,26 @@ The harness starts a new interpreter on a new database: ~8.5 s of CPU before its
 healthy answer, ~5.7 of them migrations and ~2.7 the import, in each of the suite's
 processes. Here the same server answers after ~0.5 s; the process's Prefect settings then
 point at it as the harness points them.
+
+Between the tests that use it, the server sleeps (SIGSTOP, `Running.pause`): idle, it
+still spends ~1 s of CPU a minute (docket's in-memory Redis polls a queue every 100 ms),
+and each of the suite's processes keeps one for the whole run while most of its tests
+never call it. `tests/conftest.py` wakes it (SIGCONT, then its first healthy answer) for
+each test marked `prefect` and puts it to sleep for the others, once the process's log
+and event workers have sent what they hold.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -28,11 +37,46 @@ from launchops.sandbox.process import free_port
 from tests.support import forks, prefect_db
 
 STARTUP_SECONDS = 60.0
+WAKE_SECONDS = 30.0
+
+
+@dataclass
+class Running:
+    """The process's server while it runs: asleep between the tests that use it."""
+
+    process: forks.Popen
+    url: str
+    log: Path
+    asleep: bool = False
+
+    def pause(self) -> None:
+        """Asleep, once the process's log and event workers have sent what they hold
+        (nothing in flight to it while it sleeps)."""
+        if self.asleep:
+            return
+        drain_workers()
+        os.killpg(self.process.pid, signal.SIGSTOP)
+        self.asleep = True
+
+    def resume(self) -> None:
+        """Awake and answering: the first healthy answer, on a new connection, comes after
+        its loop has run the timers that fell due while it slept (its keep-alive
+        connections' ends), so no test sends on a connection it is closing."""
+        if not self.asleep:
+            return
+        os.killpg(self.process.pid, signal.SIGCONT)
+        self.asleep = False
+        wait_started(self.process, self.url, self.log, WAKE_SECONDS)
+
+
+current: Running | None = None
 
 
 @contextmanager
 def running(home: Path) -> Iterator[str]:
-    """The server (its database and log in `home`) until the block ends: its API URL."""
+    """The server (its database and log in `home`) until the block ends: its API URL
+    (and, meanwhile, `current`: the one the tests wake and put to sleep)."""
+    global current
     database = prefect_db.copy_to(home / "prefect-test.db")
     port = free_port()
     env = {
@@ -56,10 +100,15 @@ def running(home: Path) -> Iterator[str]:
             command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
     url = f"http://127.0.0.1:{port}/api"
+    previous = current  # a server started inside another's block gives it back after
     try:
         wait_started(process, url, log, STARTUP_SECONDS)
+        current = Running(process, url, log)
         yield url
     finally:
+        current = previous
+        with contextlib.suppress(ProcessLookupError):  # a stopped process takes no SIGTERM
+            os.killpg(process.pid, signal.SIGCONT)
         process.terminate()
         try:
             process.wait(timeout=10)
@@ -91,24 +140,30 @@ def pointed_at(url: str) -> Iterator[None]:
     global settings context too, for contexts copied before), and its log and event
     workers drained before the server stops."""
     import prefect.context
-    from prefect.logging.handlers import APILogWorker
     from prefect.settings import PREFECT_API_URL, temporary_settings
-    from prefect.utilities.asyncutils import run_coro_as_sync
 
     with temporary_settings(updates={PREFECT_API_URL: url}):
         settings = prefect.context.get_settings_context()
         with prefect.context._temporary_global_settings_context(settings):
             yield
+            if current is not None:
+                current.resume()
+            drain_workers()
 
-            async def drain() -> None:
-                with contextlib.suppress(RuntimeError):  # never started
-                    drained = APILogWorker.instance().drain()
-                    if drained is not None and hasattr(drained, "__await__"):
-                        await drained
-                from prefect.events.worker import EventsWorker
 
-                drained = EventsWorker.drain_all()
-                if drained is not None and hasattr(drained, "__await__"):
-                    await drained
+def drain_workers() -> None:
+    """This process's Prefect log and event workers, once they have sent what they hold."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.utilities.asyncutils import run_coro_as_sync
 
-            run_coro_as_sync(drain())
+    async def drain() -> None:
+        with contextlib.suppress(RuntimeError):  # never started
+            drained = APILogWorker.instance().drain()
+            if drained is not None and hasattr(drained, "__await__"):
+                await drained
+        drained = EventsWorker.drain_all()
+        if drained is not None and hasattr(drained, "__await__"):
+            await drained
+
+    run_coro_as_sync(drain())
