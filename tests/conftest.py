@@ -108,10 +108,8 @@ def _prefect_server_awake_for_prefect_tests(request: pytest.FixtureRequest) -> N
     if server is None:
         return
     item = request.node
-    where = item.nodeid.split("::")[0]
     if "prefect_server" in item.fixturenames or (
-        item.get_closest_marker("prefect") is not None
-        and not any(module in where for module in PREFECT_MODULES)
+        item.get_closest_marker("prefect") is not None and not _in_prefect_module(item)
     ):
         server.resume()
     else:
@@ -165,6 +163,12 @@ FIRST = (
 )
 
 
+def _in_prefect_module(item: pytest.Item) -> bool:
+    """In one of PREFECT_MODULES: its Prefect servers are its own."""
+    where = item.nodeid.split("::")[0]
+    return any(module in where for module in PREFECT_MODULES)
+
+
 def _first(item: pytest.Item) -> bool:
     return item.get_closest_marker("xdist_group") is not None or item.nodeid.startswith(FIRST)
 
@@ -176,11 +180,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     first (the order within each part kept)."""
     items.sort(key=lambda item: not _first(item))
     for item in items:
-        where = item.nodeid.split("::")[0]
         if (
             PREFECT_FIXTURES & set(getattr(item, "fixturenames", ()))
             or "prefect" in item.nodeid.lower().replace("no-prefect", "")
-            or any(module in where for module in PREFECT_MODULES)
+            or _in_prefect_module(item)
         ):
             item.add_marker(pytest.mark.prefect)
 

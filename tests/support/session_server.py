@@ -12,7 +12,7 @@ Between the tests that use it, the server sleeps (SIGSTOP, `Running.pause`): idl
 still spends ~1 s of CPU a minute (docket's in-memory Redis polls a queue every 100 ms),
 and each of the suite's processes keeps one for the whole run while most of its tests
 never call it. `tests/conftest.py` wakes it (SIGCONT, then its first healthy answer) for
-each test marked `prefect` and puts it to sleep for the others, once the process's log
+each test that may call it and puts it to sleep for the others, once the process's log
 and event workers have sent what they hold.
 """
 
