@@ -47,6 +47,28 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def stacks(pid: int) -> str:
+    """Where process `pid` waits (`py-spy dump`; empty without py-spy); for a shim of the
+    suite's fork server (tests/support/shim.py, waiting on its command), the command's
+    stacks too: the forked process is the fork server's child, not the shim's (its pid
+    is a local of the shim's wait)."""
+    import re
+    import shutil
+
+    if not shutil.which("py-spy"):
+        return ""
+    dump = _dump(pid, "--locals")
+    forked = re.search(r"status_of \(.*?\n(?:\s+.*\n)*?\s+pid: (\d+)", dump)
+    if forked is None:
+        return _dump(pid)
+    return f"{_dump(pid)}\nits command, forked:\n{_dump(int(forked.group(1)))}"
+
+
+def _dump(pid: int, *options: str) -> str:
+    command = ["py-spy", "dump", *options, "--pid", str(pid)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60).stdout
+
+
 def kill_tree(process: forks.Popen | subprocess.Popen[Any], sig: int = signal.SIGKILL) -> None:
     """`sig` to the process's session and to everything below it (a machine dying)."""
     below = descendants(process.pid)

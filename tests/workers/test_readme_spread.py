@@ -14,8 +14,6 @@ journal:
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -31,6 +29,7 @@ from tests.support.prefect_pool import (
     Worker,
     airdrop,
     slowed_until,
+    stacks,
 )
 from tests.support.readme_shell import wait_online
 from tests.support.worker_pool import WorkerPool
@@ -48,6 +47,12 @@ SLOTS_BACK_WITHIN = 60 + 15 + 75
 REPOSSESSOR_LOGGED = {"PREFECT_LOGGING_LOGGERS_PREFECT_SERVER_LEVEL": "INFO"}
 SEVERAL_MACHINES = Path(__file__).resolve().parents[2] / "docs" / "several-machines.md"
 WORKERS = ("worker-a", "worker-b")
+# Who is connected to the journal, and what each waits on (a lock held by a run that died
+# would show here as another's `Lock` wait).
+JOURNAL_SESSIONS = (
+    "select pid, state, wait_event_type, wait_event, xact_start, left(query, 120)"
+    " from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"
+)
 WORKER_SETTINGS = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30", "PREFECT_WORKER_QUERY_SECONDS": "2"}
 
 
@@ -78,16 +83,14 @@ class ReadmePool(WorkerPool):
             f"{w.name}: {w.log.read_text()[-2000:]}" for w in self.workers if w.log.exists()
         )
         pid = str(self.flow_run(run_id).get("infrastructure_pid") or "").rsplit(":", 1)[-1]
-        stacks = ""
-        if pid.isdigit() and shutil.which("py-spy"):  # where the run's process waits
-            dump = ["py-spy", "dump", "--pid", pid]
-            stacks = subprocess.run(dump, capture_output=True, text=True, timeout=60).stdout
+        waits = stacks(int(pid)) if pid.isdigit() else ""  # where the run's process waits
         return (
-            f"stacks: {stacks[-6000:]}\n"
+            f"stacks: {waits[-8000:]}\n"
             f"timeline: {self.timeline(run_id)}\n"
             f"every run: {[(r['name'], r['state_type'], r['infrastructure_pid']) for r in runs]}\n"
             f"launches: {self.states('dies')}\n"
-            f"slots: {limit['active_slots']} of {limit['limit']}\n{logs}"
+            f"slots: {limit['active_slots']} of {limit['limit']}\n"
+            f"journal sessions: {self.rows(JOURNAL_SESSIONS)}\n{logs}"
         )
 
     def timeline(self, run_id: str) -> list[tuple[str, str, str | None, str | None]]:
