@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,9 +54,6 @@ def stacks(pid: int) -> str:
     suite's fork server (tests/support/shim.py, waiting on its command), the command's
     stacks too: the forked process is the fork server's child, not the shim's (its pid
     is a local of the shim's wait)."""
-    import re
-    import shutil
-
     if not shutil.which("py-spy"):
         return ""
     dump = _dump(pid, "--locals")
