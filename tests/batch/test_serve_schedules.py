@@ -37,10 +37,13 @@ DEADLINE_SECONDS = 180
 BATCH = "batch/batch-sandbox"
 
 
-def _wait_for(what: str, test, deadline: float, log: Path) -> None:
+def _wait_for(what: str, test, deadline: float, log: Path, process) -> None:
+    """Until `test()` holds; fails at `deadline`, or at once when deploy has ended."""
     while time.monotonic() < deadline:
         if test():
             return
+        if process.poll() is not None:
+            raise AssertionError(f"deploy ended before {what}; it printed:\n{log.read_text()}")
         time.sleep(1.0)
     raise AssertionError(f"{what} did not happen in time; deploy printed:\n{log.read_text()}")
 
@@ -53,14 +56,16 @@ def _deployed(api: str, name: str) -> bool:
 
 def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_factory):
     sandbox = sandbox_factory()
+    # Its database made before; the first test process to ask migrates the session's copy,
+    # which takes a while on a loaded machine, so the time is read after.
+    prefect_home = prefect_db.seed_home(tmp_path / "prefect")
+    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(prefect_home))
+    env.pop("PREFECT_API_URL", None)  # nothing configured: as on a fresh machine
     # Whole seconds, as the file gives it: the launch may start at 17:00:17.000 for a
     # `when` of 17:00:17.600, and must not be taken for early.
     when = (datetime.now(UTC) + timedelta(seconds=LEAD_SECONDS)).replace(microsecond=0)
     launches = tmp_path / "launches"
     write_launch(launches, "soon.yaml", key="fires-soon", schedule=f"{when:%Y-%m-%dT%H:%M:%SZ}")
-    prefect_home = prefect_db.seed_home(tmp_path / "prefect")  # its database made before
-    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(prefect_home))
-    env.pop("PREFECT_API_URL", None)  # nothing configured: as on a fresh machine
     log = tmp_path / "deploy.log"
     with log.open("w") as out:
         process = forks.popen(
@@ -78,12 +83,16 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
     try:
         deadline = time.monotonic() + LEAD_SECONDS + DEADLINE_SECONDS
         _wait_for(
-            "the server's start", lambda: "Prefect server at" in log.read_text(), deadline, log
+            "the server's start",
+            lambda: "Prefect server at" in log.read_text(),
+            deadline,
+            log,
+            process,
         )
         [api] = re.findall(r"Prefect server at (\S+)", log.read_text())
         # The server answers before serving has made its deployments (Prefect prints its
         # table of them once made): a run asked for sooner finds no deployment.
-        _wait_for("the batch's deployment", lambda: _deployed(api, BATCH), deadline, log)
+        _wait_for("the batch's deployment", lambda: _deployed(api, BATCH), deadline, log, process)
         _run_the_batch_by_hand(env, api, tmp_path / "home", when, sandbox)
         journal = profile_for(sandbox, tmp_path / "home").journal
         # Registered at the service, and journaled so: a Ctrl-C between the two leaves the
@@ -93,7 +102,7 @@ def test_a_one_off_schedule_fires_with_no_server_configured(tmp_path, sandbox_fa
             stats(sandbox)["launches"]["registered"] >= 1
             and state_in_journal(journal, "fires-soon") == "registered"
         )
-        _wait_for("the scheduled launch", registered, deadline, log)
+        _wait_for("the scheduled launch", registered, deadline, log, process)
         assert datetime.now(UTC) >= when - timedelta(seconds=1)  # not before its time
         os.kill(process.pid, signal.SIGINT)  # Ctrl-C: serving stops, and its server with it
         with suppress(subprocess.TimeoutExpired):

@@ -82,7 +82,10 @@ def stop(process: forks.Popen | subprocess.Popen[Any], grace: float = 10.0) -> N
     """SIGTERM, then SIGKILL whatever is left after the grace period."""
     if process.poll() is None:
         below = descendants(process.pid)
-        os.killpg(process.pid, signal.SIGTERM)
+        # A forked command's end reaches its status line a moment after the fork server has
+        # reaped it: poll() may still say running of a group that is gone.
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
         with suppress(subprocess.TimeoutExpired):
             process.wait(timeout=grace)
         for pid in below:
