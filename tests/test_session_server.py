@@ -15,8 +15,21 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _stat(pid: int) -> tuple[str, float]:
-    """The process's state letter and its CPU seconds so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    """The process's state letter (its main thread's) and its CPU seconds so far."""
+    return _stat_of(Path(f"/proc/{pid}"))
+
+
+def _all_stopped(pid: int) -> bool:
+    """Whether every thread of the process has stopped: the main thread's state says
+    stopped while another, runnable on a busy machine, has yet to take the signal (and
+    may spend a tick before it does)."""
+    states = {_stat_of(task)[0] for task in Path(f"/proc/{pid}/task").iterdir()}
+    return states == {"T"}
+
+
+def _stat_of(task: Path) -> tuple[str, float]:
+    """A process's or a thread's (/proc/PID/task/TID) state letter and CPU seconds."""
+    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
     return fields[0], (int(fields[11]) + int(fields[12])) / TICKS
 
 
@@ -30,10 +43,10 @@ def test_asleep_it_spends_nothing_and_awake_it_answers_with_what_it_held(tmp_pat
 
         server.pause()
         deadline = time.monotonic() + 5
-        while _stat(server.process.pid)[0] != "T" and time.monotonic() < deadline:
+        while not _all_stopped(server.process.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        state, before = _stat(server.process.pid)
-        assert state == "T"
+        assert _all_stopped(server.process.pid)
+        before = _stat(server.process.pid)[1]
         time.sleep(1.5)  # awake and idle, it would spend ~25 ms of CPU in this time
         assert _stat(server.process.pid)[1] == before
 
