@@ -62,6 +62,21 @@ PRELOAD_MODULES = (
     "uvicorn.main",
     "prefect.runner._workspace_supervisor",
     "prefect.engine",
+    # What the commands import late, each in most of the processes that need it (counted
+    # with `py-spy record --subprocesses` over the suite, 2026-12-06): a launch's signature
+    # feed (solana-py's pydantic models, ~0.12 s of CPU in a forked child), the journal's
+    # and Prefect's PostgreSQL drivers, migrations, and what a flow or a deploy runs.
+    "solana.rpc.websocket_api",
+    "solana.rpc.async_api",
+    "psycopg",
+    "alembic",
+    "anyio._backends._asyncio",
+    "aiolimiter",
+    "prefect.task_engine",
+    "prefect.utilities.visualization",
+    "prefect.deployments.runner",
+    "prefect.cli.deploy._core",
+    "dateparser",
 )
 FORKED_MODULES = frozenset(
     {"launchops.cli", "tests.support.crash", "tests.support.open_journal", "prefect", "uvicorn"}
