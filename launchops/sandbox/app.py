@@ -133,8 +133,9 @@ async def _crashed(request: Request, exc: Exception) -> JSONResponse:
 
 
 class FaultsAndStats:
-    """Every answer's added latency; the `/v1` API's faults and counts. A pure ASGI
-    middleware: the RPC, PubSub and admin paths go straight to the app, and only the `/v1`
+    """Every answer's added latency; the `/v1` API's faults and counts; JSON-RPC (HTTP to
+    `/`) answered here, without the app's routing (`launchops.sandbox.routes.rpc`). A pure
+    ASGI middleware: PubSub and the admin paths go straight to the app, and only the `/v1`
     API's calls pass through Starlette's `BaseHTTPMiddleware` (its request and streamed
     response cost ~0.3 ms of CPU a call, which every JSON-RPC call paid before)."""
 
@@ -150,7 +151,9 @@ class FaultsAndStats:
         if service.faults.latency_ms:
             await asyncio.sleep(service.faults.latency_ms / 1000)
         path = scope["path"]
-        if path.startswith("/v1/") and path != "/v1/openapi.json":
+        if path == "/":
+            await rpc.serve(scope, receive, send)
+        elif path.startswith("/v1/") and path != "/v1/openapi.json":
             await self.api(scope, receive, send)
         else:
             await self.app(scope, receive, send)
