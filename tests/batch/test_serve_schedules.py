@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,7 +38,13 @@ DEADLINE_SECONDS = 180
 BATCH = "batch/batch-sandbox"
 
 
-def _wait_for(what: str, test, deadline: float, log: Path, process) -> None:
+def _wait_for(
+    what: str,
+    test: Callable[[], bool],
+    deadline: float,
+    log: Path,
+    process: forks.Popen | subprocess.Popen[bytes],
+) -> None:
     """Until `test()` holds; fails at `deadline`, or at once when deploy has ended."""
     while time.monotonic() < deadline:
         if test():

@@ -2,10 +2,10 @@
 sandbox's RPC URL is its root; PubSub is also reached on port + 1).
 
 JSON-RPC is served straight from the ASGI scope (`serve`, which the app's outer
-middleware hands every `POST /`), not through FastAPI's routing and dependency
-injection: they cost ~0.09 ms of CPU a call (`python bench/sandbox_rpc.py`, 0.87 ->
-0.78 ms with its client's share), and every launch and test against the sandbox makes
-hundreds of calls."""
+middleware hands every HTTP request to `/`), not through FastAPI's routing and
+dependency injection: they cost ~0.06 ms of CPU a call (`python bench/sandbox_rpc.py`,
+0.84 -> 0.78 ms with its client's share), and every launch and test against the sandbox
+makes hundreds of calls."""
 
 from __future__ import annotations
 
