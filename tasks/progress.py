@@ -1,12 +1,17 @@
 """A batch's progress as a Prefect progress artifact: a bar on the flow run's page that
 moves as launches finish. Looked at every few seconds and sent only when a launch finished
 since (a call per change, at most one every `PROGRESS_SECONDS`, never one per step); a
-server that is away costs the batch nothing but the bar."""
+server that is away costs the batch nothing but the bar.
+
+The ticker ends when the block does, by an event as well as by a cancel: on Python 3.11,
+a cancel that lands as a call finishes can be lost (`asyncio.wait_for` returned the call's
+result instead, CPython bpo-42130), and a ticker that outlived its cancel held the batch's
+end forever (its flow run Running, every launch done). The calls are bounded by
+`asyncio.timeout`, which keeps the call in the ticker's own task."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -36,14 +41,17 @@ async def batch_progress(
     """A progress artifact of the flow run for `rows` while the block runs, at its end the
     last word (100% when every row finished)."""
     artifact = await _create(rows, key)
-    ticker = asyncio.create_task(_tick(artifact, rows, every)) if artifact else None
+    done = asyncio.Event()
+    ticker = asyncio.create_task(_tick(artifact, rows, every, done)) if artifact else None
     try:
         yield
     finally:
         if ticker is not None:
+            done.set()
             ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ticker
+            # Not `suppress(CancelledError)` around `await ticker`: that swallowed a cancel
+            # of this block's own (a timeout, the flow run cancelled) as well.
+            await asyncio.gather(ticker, return_exceptions=True)
             await _update(artifact, rows)
 
 
@@ -52,17 +60,16 @@ async def _create(rows: list[BatchRow], key: str) -> UUID | None:
 
     percent, line = progress_of(rows)
     try:
-        return await asyncio.wait_for(
-            acreate_progress_artifact(percent, key=key, description=line), PROGRESS_CALL_SECONDS
-        )
+        async with asyncio.timeout(PROGRESS_CALL_SECONDS):
+            return await acreate_progress_artifact(percent, key=key, description=line)
     except Exception as error:  # no bar (the server away or refusing), but the batch runs
         logger.debug("no progress artifact: %s", error)
         return None
 
 
-async def _tick(artifact: UUID, rows: list[BatchRow], every: float) -> None:
+async def _tick(artifact: UUID, rows: list[BatchRow], every: float, done: asyncio.Event) -> None:
     last = progress_of(rows)
-    while True:
+    while not done.is_set():
         await asyncio.sleep(every)
         now = progress_of(rows)
         if now != last:
@@ -77,8 +84,7 @@ async def _update(artifact: UUID | None, rows: list[BatchRow]) -> None:
         return
     percent, line = progress_of(rows)
     try:
-        await asyncio.wait_for(
-            aupdate_progress_artifact(artifact, percent, description=line), PROGRESS_CALL_SECONDS
-        )
+        async with asyncio.timeout(PROGRESS_CALL_SECONDS):
+            await aupdate_progress_artifact(artifact, percent, description=line)
     except Exception as error:
         logger.debug("progress artifact not updated: %s", error)

@@ -177,6 +177,36 @@ async def test_the_progress_bar_moves_as_launches_finish_not_per_step(monkeypatc
     assert sent[-1][1] == "4 of 4 launches done: 4 registered"
 
 
+async def test_the_end_is_not_held_by_a_cancel_landing_as_the_bars_call_returns(monkeypatch):
+    """The block ends in the turn of the loop in which the bar's call returns, so the
+    ticker's cancel lands between that return and the ticker's wake-up: the block still
+    ends. On Python 3.11, `asyncio.wait_for` lost such a cancel (it returned the call's
+    result), the ticker ran on, and a batch's flow run stayed Running with every launch
+    done (seen twice on a dying worker's next batch, tests/workers/test_readme_spread.py)."""
+    import prefect.artifacts
+    from launchops.tasks.progress import batch_progress
+
+    from launchops.pipeline.batch import BatchRow
+
+    returned = asyncio.Event()
+
+    async def create(progress: float, key: str, description: str) -> str:
+        return "artifact-id"
+
+    async def update(artifact_id: str, progress: float, description: str) -> None:
+        returned.set()  # wakes the block before the ticker hears this call returned
+
+    monkeypatch.setattr(prefect.artifacts, "acreate_progress_artifact", create)
+    monkeypatch.setattr(prefect.artifacts, "aupdate_progress_artifact", update)
+    rows = [BatchRow(file="0.yaml", key="k0", state="running")]
+    # The test's own bound: its cancel reaches the ticker through the block's wait on it.
+    async with asyncio.timeout(10) as bound, batch_progress(rows, every=0.01):
+        await asyncio.sleep(0)  # the ticker's first look, at the launch running
+        rows[0].state = "registered"  # the next look sends it
+        await returned.wait()
+    assert not bound.expired(), "the block's end waited on the bar's ticker"
+
+
 # The bar runs here outside a flow run, to meet a server that answers nothing but 503 (a
 # flow run could not start against it); the batch flow (flows/batch.py) is where it runs.
 @pytest.mark.filterwarnings("ignore:Artifact creation outside of a flow or task run")
