@@ -143,7 +143,8 @@ async def flow_context(
             forget(name)
             # Bounded: an API that hangs must not hold the flow; the outbox keeps the rest.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(alerts.close(), ALERTS_AT_CLOSE_SECONDS)
+                async with asyncio.timeout(ALERTS_AT_CLOSE_SECONDS):
+                    await alerts.close()
 
 
 def _quiet_task_runs() -> None:

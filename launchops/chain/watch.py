@@ -230,7 +230,8 @@ class StatusWatcher:
         if pushed is not None:
             try:
                 # Shielded: a timeout here must not cancel the subscription's future.
-                return Seen(await asyncio.wait_for(asyncio.shield(pushed), self.fallback), None)
+                async with asyncio.timeout(self.fallback):
+                    return Seen(await asyncio.shield(pushed), None)
             except TimeoutError:
                 pass  # nothing pushed for a while: ask the node
             except asyncio.CancelledError:

@@ -117,7 +117,8 @@ async def hold(request: Request) -> Response:
     `_faults_and_stats`) that poll's at-once-cancelled receive never sees the disconnect.
     """
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(_gone(request), HOLD_SECONDS)
+        async with asyncio.timeout(HOLD_SECONDS):
+            await _gone(request)
     return nginx_response(504)
 
 
@@ -132,4 +133,5 @@ async def hold_socket(websocket: WebSocket) -> None:
     wait until the client goes away, at most HOLD_SECONDS."""
     with contextlib.suppress(TimeoutError, RuntimeError):
         await websocket.receive()  # the upgrade request itself
-        await asyncio.wait_for(websocket.receive(), HOLD_SECONDS)  # its disconnect
+        async with asyncio.timeout(HOLD_SECONDS):
+            await websocket.receive()  # its disconnect
