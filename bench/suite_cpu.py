@@ -5,12 +5,16 @@ processes it started and waited for), summed by module.
     python bench/suite_cpu.py [--top 30]         # the modules, most CPU first
     python bench/suite_cpu.py --marker prefect   # the tests with the marker, and the rest
     python bench/suite_cpu.py --processes        # each process's span: which one ends last
+    python bench/suite_cpu.py --forks            # the forked commands, by kind
 
 The suite is bound by its CPU on two cores, so CPU seconds, not wall seconds, say what a
 change saves of it; and by the Prefect tests' waits, which `--marker prefect` shows. A
 process that outlives its test (a module's Prefect server) is counted when it is reaped:
 in the test that tears its fixture down. A command forked by the suite's fork server
-(tests/support/forks.py) is counted in the test that waited for it, as a child is.
+(tests/support/forks.py) is counted in the test that waited for it, as a child is; and
+the fork server writes each one's CPU, by kind (`launchops deploy`, `prefect server
+start`), to .suite-cpu/forks.rows: a Prefect server that outlives its test shows there
+as what it is.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from typing import Any
 import pytest
 
 OUT = Path(os.environ.get("SUITE_CPU_DIR", ".suite-cpu"))
+FORKS = OUT / "forks.rows"
+# Read by the fork server, which the suite's first process starts after this is imported.
+os.environ.setdefault("LAUNCHOPS_FORKS_CPU_ROWS", str(FORKS.resolve()))
 
 
 def _cpu() -> tuple[float, float]:
@@ -96,12 +103,28 @@ def by_process(rows_by_process: dict[str, list[dict[str, Any]]]) -> None:
         print(f"{first:5.0f} {last:5.0f} {cpu:6.0f} {len(rows):5d}  {names}")
 
 
+def by_fork() -> None:
+    """The commands the fork server ran, by kind: how many, their CPU summed and each."""
+    kinds: dict[str, list[float]] = defaultdict(list)
+    for line in FORKS.open() if FORKS.exists() else ():
+        row = json.loads(line)
+        kinds[row["command"]].append(row["cpu"])
+    total = sum(sum(cpus) for cpus in kinds.values())
+    print(f"{sum(map(len, kinds.values()))} forked commands, {total:.0f} s of CPU")
+    print(f"{'CPU s':>7} {'count':>5} {'each':>6}  command")
+    for kind, cpus in sorted(kinds.items(), key=lambda kv: -sum(kv[1])):
+        print(f"{sum(cpus):7.1f} {len(cpus):5d} {sum(cpus) / len(cpus):6.2f}  {kind}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--marker", help="split the tests by this marker instead")
     parser.add_argument("--processes", action="store_true", help="each process's span")
+    parser.add_argument("--forks", action="store_true", help="the forked commands, by kind")
     args = parser.parse_args()
+    if args.forks:
+        return by_fork()
     rows_by_process = {
         path.stem: [json.loads(line) for line in path.open()] for path in OUT.glob("*.jsonl")
     }

@@ -180,3 +180,25 @@ def _until(condition, what: str, within: float = 60) -> bool:
         assert time.monotonic() < deadline, what
         time.sleep(0.1)
     return True
+
+
+def test_the_cpu_rows_name_a_command_by_its_kind_not_its_paths_or_options():
+    """What `bench/suite_cpu.py --forks` reads: a command's program and subcommands, never
+    its paths or options."""
+    from tests.support.forkserver import command_kind
+
+    python = sys.executable
+    assert command_kind(["launchops.cli", "deploy", "--pool", "p", "--batch", "/tmp/x"]) == (
+        "launchops deploy"
+    )
+    assert command_kind(["/venv/bin/prefect", "server", "start", "--port", "1"]) == (
+        "prefect server start"
+    )
+    assert command_kind(["launchops.cli", "launch", "/tmp/a/b.yaml", "--json"]) == (
+        "launchops launch"
+    )
+    app = ["uvicorn", "--factory", "prefect.server.api.server:create_app", "--port", "9"]
+    assert command_kind(app) == "uvicorn prefect.server.api.server:create_app"
+    assert command_kind(["prefect.engine"]) == "prefect.engine"
+    assert command_kind([python, "-c", "print(1)"]) == os.path.basename(python)
+    assert command_kind([]) == "?"

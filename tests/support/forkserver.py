@@ -78,6 +78,9 @@ PRELOAD_MODULES = (
     "prefect.cli.deploy._core",
     "dateparser",
 )
+# Where each forked command's CPU time is written when it is reaped, one JSON row a
+# command (`python -m pytest -p bench.suite_cpu` sets it: `bench/suite_cpu.py --forks`).
+CPU_ROWS = os.environ.get("LAUNCHOPS_FORKS_CPU_ROWS", "")
 FORKED_MODULES = frozenset(
     {"launchops.cli", "tests.support.crash", "tests.support.open_journal", "prefect", "uvicorn"}
 )
@@ -123,6 +126,7 @@ class Server:
         os.set_blocking(self.wakeup_w, False)
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, socket.socket] = {}
+        self.commands: dict[int, str] = {}  # a child's pid: its command's kind (CPU_ROWS)
         self.watches: dict[int, int] = {}  # a child's pid: the pidfd of the shim it dies with
 
     def serve(self) -> None:
@@ -158,6 +162,8 @@ class Server:
         for fd in fds:
             os.close(fd)
         self.children[pid] = conn  # the child answers its pid; this, its wait status
+        if CPU_ROWS:
+            self.commands[pid] = command_kind(request.get("argv", []))
         if request.get("watch"):
             self.watch(pid, request["watch"])
         self.reap()
@@ -175,6 +181,8 @@ class Server:
             if conn is None:
                 continue
             cpu = usage.ru_utime + usage.ru_stime
+            if CPU_ROWS:
+                write_cpu_row(self.commands.pop(pid, "?"), cpu)
             with contextlib.suppress(OSError):
                 conn.sendall(f"{status} {cpu:.6f}\n".encode())
             conn.close()
@@ -354,6 +362,25 @@ def prefect_on_first_use() -> None:
         return settings_context.get()
 
     settings_context.get = classmethod(first_get)  # type: ignore[method-assign, assignment]
+
+
+def command_kind(argv: list[str]) -> str:
+    """What a command is, without its paths and options: its program and the subcommand
+    words after it (`launchops deploy`, `prefect server start`, `prefect.engine`)."""
+    if not argv:
+        return "?"
+    program = os.path.basename(argv[0]).removesuffix(".cli")
+    words = [word for word in argv[1:3] if word.replace("-", "").isalpha() and word[0] != "-"]
+    if "prefect.server.api.server:create_app" in argv:
+        words = ["prefect.server.api.server:create_app"]  # a Prefect API server
+    return " ".join([program, *words])
+
+
+def write_cpu_row(kind: str, cpu: float) -> None:
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(CPU_ROWS), exist_ok=True)
+        with open(CPU_ROWS, "a") as rows:
+            rows.write(json.dumps({"command": kind, "cpu": round(cpu, 3)}) + "\n")
 
 
 def main() -> None:
