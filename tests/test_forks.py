@@ -200,5 +200,6 @@ def test_the_cpu_rows_name_a_command_by_its_kind_not_its_paths_or_options():
     app = ["uvicorn", "--factory", "prefect.server.api.server:create_app", "--port", "9"]
     assert command_kind(app) == "uvicorn prefect.server.api.server:create_app"
     assert command_kind(["prefect.engine"]) == "prefect.engine"
+    assert command_kind(["launchops.cli", "--json", "value"]) == "launchops"  # an option's
     assert command_kind([python, "-c", "print(1)"]) == os.path.basename(python)
     assert command_kind([]) == "?"

@@ -29,6 +29,7 @@ import atexit
 import contextlib
 import gc
 import importlib
+import itertools
 import json
 import logging
 import os
@@ -370,10 +371,14 @@ def command_kind(argv: list[str]) -> str:
     if not argv:
         return "?"
     program = os.path.basename(argv[0]).removesuffix(".cli")
-    words = [word for word in argv[1:3] if word.replace("-", "").isalpha() and word[0] != "-"]
+    words = list(itertools.takewhile(_is_word, argv[1:3]))  # up to the first option or path
     if "prefect.server.api.server:create_app" in argv:
         words = ["prefect.server.api.server:create_app"]  # a Prefect API server
     return " ".join([program, *words])
+
+
+def _is_word(arg: str) -> bool:
+    return arg.replace("-", "").isalpha() and not arg.startswith("-")
 
 
 def write_cpu_row(kind: str, cpu: float) -> None:
