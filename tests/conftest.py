@@ -170,11 +170,18 @@ PREFECT_MODULES = (
 )
 
 
-# The longest runs, handed out first so that none is left to run alone at the end: the
-# modules kept in one process (`xdist_group`) and these (each test 20 s or more; measured
-# with `--durations`, 2026-11-27: README's several machines ended the run in two
-# processes while the other two sat idle).
-FIRST = (
+# The order the processes take the tests in. Each process takes the next test as it ends
+# one, and the run is bound by the two cores' CPU, so the order matters twice: a long test
+# taken late ends the run alone (README's several machines ended it in two processes
+# while the other two sat idle, 2026-11-27), and tests that mostly wait, taken together,
+# leave the cores idle (vmstat, 2026-12-06: a quarter idle in the run's last minute, with
+# the simulation's seeds at the end of the collection; a third 80 to 120 s in, with the
+# long tests all handed out at the start). So: the modules kept in one process
+# (`xdist_group`, the longest) first; the long ones (each test 20 s or more, most of it
+# waiting: a lease lapsing, a slowed sandbox, a killed worker) spaced through the first
+# half of the run; the modules of many tests that mostly wait (the simulation's 43 seeds
+# spend 165 s of wall on 31 s of CPU) spaced through all of it, among the rest.
+LONG = (
     "tests/test_readme_commands.py",
     "tests/chaos/test_crash_matrix.py",
     "tests/workers/",
@@ -188,31 +195,37 @@ FIRST = (
     "tests/cli/test_temporary_server.py",
     "tests/chaos/test_schemathesis.py",
 )
-
-
-# Modules whose tests mostly wait (on a slot clock, a lease, a child's timeout): the
-# simulation's 43 seeds spend 165 s of wall on 31 s of CPU. In collection order they ran
-# last and together, and the run's last minute left a quarter of the two cores idle
-# (vmstat, 2026-12-06); spaced evenly through the rest, each waits beside tests that
-# compute.
-SPREAD = (
+LONG_SPAN = 0.5
+WAITING = (
     "tests/sim/test_simulation.py",
     "tests/pipeline/test_profiles_keys.py",
     "tests/chaos/test_lying_chain.py",
 )
 
 
-def _spaced(items: list[pytest.Item]) -> list[pytest.Item]:
-    """`items` with each SPREAD module's tests spaced evenly among the others (the order
-    within each kept): each test placed at its fraction of its own part."""
+def _ordered(items: list[pytest.Item]) -> list[pytest.Item]:
+    """`items` in the order above, the order within each part kept: each test placed at
+    its fraction of its part, over its part's span of the run."""
     parts: dict[str, list[pytest.Item]] = {}
     for item in items:
         module = item.nodeid.split("::")[0]
-        parts.setdefault(module if module in SPREAD else "", []).append(item)
+        if item.get_closest_marker("xdist_group") is not None:
+            part = "grouped"
+        elif module.startswith(LONG):
+            part = "long"
+        else:
+            part = module if module in WAITING else "rest"
+        parts.setdefault(part, []).append(item)
     placed = [
-        ((k + 0.5) / len(part), item) for part in parts.values() for k, item in enumerate(part)
+        (-1.0 if part == "grouped" else _span(part) * (k + 0.5) / len(tests), item)
+        for part, tests in parts.items()
+        for k, item in enumerate(tests)
     ]
     return [item for _, item in sorted(placed, key=lambda pair: pair[0])]
+
+
+def _span(part: str) -> float:
+    return LONG_SPAN if part == "long" else 1.0
 
 
 def _in_prefect_module(item: pytest.Item) -> bool:
@@ -221,17 +234,12 @@ def _in_prefect_module(item: pytest.Item) -> bool:
     return any(module in where for module in PREFECT_MODULES)
 
 
-def _first(item: pytest.Item) -> bool:
-    return item.get_closest_marker("xdist_group") is not None or item.nodeid.startswith(FIRST)
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark `prefect` every test that runs Prefect: one asking for the Prefect server, one
     named for Prefect (a case named `--no-prefect` is not), one of the modules of
-    deployments and workers (`-m prefect`, which selects after this); and put the longest
-    first, the mostly waiting spaced through the rest (the order within each part kept)."""
-    first = [item for item in items if _first(item)]
-    items[:] = first + _spaced([item for item in items if not _first(item)])
+    deployments and workers (`-m prefect`, which selects after this); and order them
+    for the processes to take (above)."""
+    items[:] = _ordered(items)
     for item in items:
         if (
             PREFECT_FIXTURES & set(getattr(item, "fixturenames", ()))
