@@ -13,6 +13,8 @@ import ast
 import graphlib
 from pathlib import Path
 
+from tests.support.ast_apart import parsed
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = {
     "launchops": ROOT / "launchops",
@@ -59,9 +61,8 @@ def _type_checking_only(tree: ast.Module) -> set[int]:
     }
 
 
-def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
-    """The modules of launchops that module `name` imports."""
-    tree = ast.parse(path.read_text())
+def imports(name: str, path: Path, known: dict[str, Path], tree: ast.Module) -> set[str]:
+    """The modules of launchops that module `name` (at `path`, parsed: `tree`) imports."""
     skipped = _type_checking_only(tree) if name == FACE else set()
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -88,7 +89,8 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
 
 def graph() -> dict[str, set[str]]:
     known = modules()
-    return {name: imports(name, path, known) for name, path in known.items()}
+    trees = parsed(list(known.values()))
+    return {name: imports(name, path, known, trees[path]) for name, path in known.items()}
 
 
 def floor(name: str) -> int:

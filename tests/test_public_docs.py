@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.ast_apart import parsed
+
 PACKAGE = Path(__file__).resolve().parents[1] / "launchops"
 LEFT_OUT = frozenset({"cli", "sandbox", "flows", "tasks"})
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -48,8 +50,10 @@ def missing_docstrings(package: Path = PACKAGE) -> list[str]:
     """`path:line name` of each public name without a docstring, path from the package's
     parent."""
     missing = []
-    for path in modules(package):
-        tree = ast.parse(path.read_text(), filename=str(path))
+    paths = modules(package)
+    trees = parsed(paths)
+    for path in paths:
+        tree = trees[path]
         where = path.relative_to(package.parent)
         missing += [
             f"{where}:{node.lineno} {node.name}"

@@ -19,14 +19,17 @@ from tests.support.pipeline import context_for, profile_for, set_faults, stats, 
 
 
 async def test_a_step_slower_than_the_lease_keeps_it(sandbox_factory, tmp_path):
+    """Leases of 2 s, renewed every 0.67 s: a process stalled for over a second (six test
+    processes on two cores) still keeps its lease, as a worker's 60 s lease rides over far
+    longer stalls. With 1 s leases, CI once lost one to a stall of ~0.7 s."""
     sandbox = sandbox_factory()
     path = write_launch(tmp_path / "launches", key="slow")
     async with (
-        context_for(sandbox, tmp_path, lease_seconds=1.0) as first,
-        context_for(sandbox, tmp_path, lease_seconds=1.0) as second,
+        context_for(sandbox, tmp_path, lease_seconds=2.0) as first,
+        context_for(sandbox, tmp_path, lease_seconds=2.0) as second,
     ):
         key = (await validate(first, path)).key
-        set_faults(sandbox, latency_ms=2500)  # create answers after 2.5 leases
+        set_faults(sandbox, latency_ms=5000)  # create answers after 2.5 leases
         refused = []
 
         async def knock() -> None:
@@ -39,7 +42,7 @@ async def test_a_step_slower_than_the_lease_keeps_it(sandbox_factory, tmp_path):
             started = time.monotonic()
             await run_step(Step.CREATE, first, key)
             knocking.cancel()
-        assert time.monotonic() - started > 2.0
+        assert time.monotonic() - started > 4.0
         assert len(refused) >= 8 and all(refused)  # never free while the step ran
         assert (await first.journal.get(key)).state == "created"
         set_faults(sandbox, latency_ms=0)

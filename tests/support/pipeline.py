@@ -213,7 +213,8 @@ def state_in_journal(journal_url: str, key: str) -> str:
 
 
 def set_faults(sandbox: Any, **faults: Any) -> None:
-    answer = web.put(f"{sandbox.url}/_sandbox/faults", json=faults)
+    """The sandbox's faults set (the latency it adds delays this call's answer too)."""
+    answer = web.put(f"{sandbox.url}/_sandbox/faults", json=faults, timeout=30)
     assert answer.status_code == 200, answer.text
 
 
