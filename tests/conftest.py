@@ -26,8 +26,8 @@ WEBSOCKETS_DRAWING = (
 def pytest_configure(config: pytest.Config) -> None:
     """Each test process: fewer garbage collector passes, websockets' draws apart from
     Hypothesis's, a home of its own; the first (pytest-xdist's controller, or the only
-    one) starts the session's fork server for the `launchops` commands the tests run
-    (tests/support/forks.py)."""
+    one) starts the session's fork server for the `launchops` commands the tests run and
+    for pytest-xdist's processes (tests/support/forks.py)."""
     _collect_less_often()
     _websockets_draw_apart()
     _own_launchops_home(config)
@@ -37,6 +37,19 @@ def pytest_configure(config: pytest.Config) -> None:
         forks.start_shared()
         prefect_db.session_folder()
         _prefect_clients_skip_the_ca_bundle()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list) -> None:
+    """pytest-xdist's processes forked from the session's fork server (started above, in
+    the controller) rather than started fresh: each begins with Prefect, launchops and
+    the libraries the tests import already imported, as a forked command does."""
+    from tests.support import forks
+
+    python = forks.worker_python()
+    for spec in specs:
+        if python is not None and spec.popen and not spec.python:
+            spec.python = python
 
 
 GC_THRESHOLDS = (10_000, 20, 100)

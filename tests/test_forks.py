@@ -203,3 +203,42 @@ def test_the_cpu_rows_name_a_command_by_its_kind_not_its_paths_or_options():
     assert command_kind(["launchops.cli", "--json", "value"]) == "launchops"  # an option's
     assert command_kind([python, "-c", "print(1)"]) == os.path.basename(python)
     assert command_kind([]) == "?"
+
+
+XDIST_PROCESS_TEST = """
+import os, sys
+from pathlib import Path
+
+
+def test_where_it_runs():
+    parent = Path(f"/proc/{os.getppid()}/cmdline").read_bytes().split(b"\\0")
+    print("PARENT", parent[1:3], "EXECUTABLE", sys.executable, "WORKER",
+          os.environ.get("PYTEST_XDIST_WORKER"))
+    assert [1, 2] == [1, 3]
+"""
+
+
+def test_xdist_processes_are_forked_and_keep_what_pytest_gives_a_new_one(tmp_path):
+    """pytest-xdist's processes (two, here, in a session of their own over one failing
+    test) are forked from the fork server, as the suite's are: their asserts rewritten
+    (the failure says which item differs), no warning that a plugin's modules came
+    imported, `sys.executable` the suite's Python, and the session's exit code."""
+    (tmp_path / "test_where.py").write_text(XDIST_PROCESS_TEST)
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"),
+            *("-p", "tests.conftest", "-c", str(ROOT / "pyproject.toml")),
+            *("--rootdir", str(tmp_path), str(tmp_path / "test_where.py")),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "PARENT [b'-m', b'tests.support.forkserver']" in out, out
+    assert f"EXECUTABLE {sys.executable} WORKER gw" in out, out
+    assert "At index 1 diff: 2 != 3" in out, out
+    assert "Warning" not in out, out

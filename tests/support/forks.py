@@ -92,6 +92,15 @@ def _python_shim(folder: str | Path) -> Path:
     return Path(folder) / "python" / "python"
 
 
+def worker_python() -> str | None:
+    """The `python` pytest-xdist starts its processes with: the fork server's shim, which
+    forks each from the server (Prefect, launchops and the rest imported once), or None
+    (the suite's own Python) where commands are not forked."""
+    if SOCKET not in os.environ or _all_fresh():
+        return None
+    return str(_python_shim(Path(os.environ[SOCKET]).parent))
+
+
 def on_path(path: str) -> str:
     """`path` with this checkout's commands first, as the tests' users have them: the
     fork server's `launchops` (when there is one), then the suite's Python's own bin."""

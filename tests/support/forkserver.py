@@ -164,7 +164,7 @@ class Server:
             os.close(fd)
         self.children[pid] = conn  # the child answers its pid; this, its wait status
         if CPU_ROWS:
-            self.commands[pid] = command_kind(request.get("argv", []))
+            self.commands[pid] = command_kind(request.get("argv", ["-c"]))
         if request.get("watch"):
             self.watch(pid, request["watch"])
         self.reap()
@@ -245,12 +245,21 @@ class Server:
         conn.close()
         if request.get("executable"):  # tests/support/shim.py, as `python`
             sys.executable = request["executable"]
-        if request.get("entry"):  # an installed command (tests/support/shim.py)
-            sys.argv = list(request["argv"])
-            finish(run_script(request["entry"]))
-        module, *args = request["argv"]
-        sys.argv = [module, *args]
-        finish(run_module(module))
+        finish(run_request(request))
+
+
+def run_request(request: dict[str, Any]) -> int:
+    """The command asked for, to its exit code: an installed command, a pytest-xdist
+    process (tests/support/shim.py asks for both) or `python -m MODULE ARGS`."""
+    if request.get("entry"):
+        sys.argv = list(request["argv"])
+        return run_script(request["entry"])
+    if request.get("code"):
+        sys.argv = ["-c"]
+        return run_code(request["code"])
+    module, *args = request["argv"]
+    sys.argv = [module, *args]
+    return run_module(module)
 
 
 def run_script(entry: str) -> int:
@@ -262,6 +271,14 @@ def run_script(entry: str) -> int:
     script.__file__ = sys.argv[0]
     sys.modules["__main__"] = script
     return run(lambda: sys.exit(getattr(importlib.import_module(module), function)()))
+
+
+def run_code(code: str) -> int:
+    """`python -c code`'s run, in a `__main__` of its own."""
+    main = types.ModuleType("__main__")
+    main.__builtins__ = __builtins__  # type: ignore[attr-defined]
+    sys.modules["__main__"] = main
+    return run(lambda: exec(compile(code, "<string>", "exec"), main.__dict__))
 
 
 def run_module(module: str) -> int:
@@ -370,6 +387,8 @@ def command_kind(argv: list[str]) -> str:
     words after it (`launchops deploy`, `prefect server start`, `prefect.engine`)."""
     if not argv:
         return "?"
+    if argv == ["-c"]:
+        return "pytest-xdist process"
     program = os.path.basename(argv[0]).removesuffix(".cli")
     words = list(itertools.takewhile(_is_word, argv[1:3]))  # up to the first option or path
     if "prefect.server.api.server:create_app" in argv:

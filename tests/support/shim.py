@@ -7,8 +7,9 @@ by the suite's Python, isolated and without site-packages (it starts in millisec
 - `python`, the `sys.executable` of every forked command (not on any PATH): what a
   Prefect worker or `serve` starts for a flow run (`python -m
   prefect.runner._workspace_supervisor`, which execs `python -m prefect.engine`; Prefect
-  3.8 starts the engine itself) is forked too, and anything else it is asked (a
-  temporary Prefect server, a sandbox, `-c`) is the suite's Python itself, exec'd in this
+  3.8 starts the engine itself) is forked too, as is each of pytest-xdist's processes
+  (`python -u -c` execnet's bootstrap line); anything else it is asked (a temporary
+  Prefect server, a sandbox, another `-c`) is the suite's Python itself, exec'd in this
   same process (its pid and parent kept).
 
 It hands the server its arguments, environment, folder and stdio, forwards the signals a
@@ -33,6 +34,9 @@ HEADER = struct.Struct("!I")  # tests/support/forkserver.py's
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 # What Prefect starts for a flow run, forked (`python -m MODULE ARGS`).
 FLOW_RUN_MODULES = ("prefect.runner._workspace_supervisor", "prefect.engine")
+# What pytest-xdist starts for each of its processes (execnet's `popen_bootstrapline`, run
+# as `python -u -c LINE`), forked too when tests/conftest.py names this `python` for them.
+EXECNET_BOOTSTRAP = "import sys;exec(eval(sys.stdin.readline()))"
 
 
 # The installed commands a shell finds here, by their console script's entry point.
@@ -93,7 +97,17 @@ def request() -> tuple[dict, list[str]]:
     itself = [sys.executable, *sys.argv[1:]]
     if sys.argv[1:2] == ["-m"] and sys.argv[2:3] and sys.argv[2] in FLOW_RUN_MODULES:
         return {**asked, "argv": sys.argv[2:], "executable": sys.argv[0]}, itself
+    if sys.argv[1:] == ["-u", "-c", EXECNET_BOOTSTRAP]:  # its output unbuffered, as the
+        return {**asked, "code": EXECNET_BOOTSTRAP}, itself  # fork server's is
     return {}, itself
+
+
+def on_terminal(asked: dict) -> bool:
+    """Whether the command would meet a terminal: one a forked child cannot take as its
+    own (its process group is the fork server's). pytest-xdist's processes only write to
+    one (their stderr), as a background job may."""
+    fds = (0, 1) if "code" in asked else (0, 1, 2)
+    return any(os.isatty(fd) for fd in fds)
 
 
 def main() -> None:
@@ -101,7 +115,7 @@ def main() -> None:
     path = os.environ.get("LAUNCHOPS_TESTS_FORKSERVER")
     fresh = os.environ.get("LAUNCHOPS_TESTS_FRESH") == "1"
     conn = None
-    if asked and path and not fresh and not any(os.isatty(fd) for fd in (0, 1, 2)):
+    if asked and path and not fresh and not on_terminal(asked):
         conn = connect(path)
     if conn is None:
         os.execv(itself[0], itself)
