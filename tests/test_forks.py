@@ -206,7 +206,7 @@ def test_the_cpu_rows_name_a_command_by_its_kind_not_its_paths_or_options():
 
 
 XDIST_PROCESS_TEST = """
-import os, sys
+import logging, os, sys
 from pathlib import Path
 
 
@@ -215,6 +215,14 @@ def test_where_it_runs():
     print("PARENT", parent[1:3], "EXECUTABLE", sys.executable, "WORKER",
           os.environ.get("PYTEST_XDIST_WORKER"))
     assert [1, 2] == [1, 3]
+
+
+def test_what_it_logs_is_captured_after_prefects_first_setting(caplog):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: "http://127.0.0.1:9/api"}):
+        logging.getLogger("launchops.seen").warning("seen")
+    assert [r.getMessage() for r in caplog.records] == ["seen"]
 """
 
 
@@ -222,7 +230,9 @@ def test_xdist_processes_are_forked_and_keep_what_pytest_gives_a_new_one(tmp_pat
     """pytest-xdist's processes (two, here, in a session of their own over one failing
     test) are forked from the fork server, as the suite's are: their asserts rewritten
     (the failure says which item differs), no warning that a plugin's modules came
-    imported, `sys.executable` the suite's Python, and the session's exit code."""
+    imported, `sys.executable` the suite's Python, Prefect's logging set up before a test
+    captures its logs (not in the middle of one, by its first setting), and the session's
+    outcome."""
     (tmp_path / "test_where.py").write_text(XDIST_PROCESS_TEST)
     done = subprocess.run(
         [
@@ -242,3 +252,4 @@ def test_xdist_processes_are_forked_and_keep_what_pytest_gives_a_new_one(tmp_pat
     assert f"EXECUTABLE {sys.executable} WORKER gw" in out, out
     assert "At index 1 diff: 2 != 3" in out, out
     assert "Warning" not in out, out
+    assert "1 failed, 1 passed" in out, out

@@ -256,6 +256,7 @@ def run_request(request: dict[str, Any]) -> int:
         return run_script(request["entry"])
     if request.get("code"):
         sys.argv = ["-c"]
+        prefect_now()
         return run_code(request["code"])
     module, *args = request["argv"]
     sys.argv = [module, *args]
@@ -380,6 +381,17 @@ def prefect_on_first_use() -> None:
         return settings_context.get()
 
     settings_context.get = classmethod(first_get)  # type: ignore[method-assign, assignment]
+
+
+def prefect_now() -> None:
+    """Prefect's settings and logging made now, from the process's environment, as
+    `import prefect` makes them in a new interpreter: a pytest-xdist process imports it
+    before its first test, and pytest's log capture (caplog) adds its handler to a root
+    logger Prefect has already configured, not to one Prefect's first setting replaces
+    in the middle of a test."""
+    context = sys.modules.get("prefect.context")
+    if context is not None:
+        context.SettingsContext.get()
 
 
 def command_kind(argv: list[str]) -> str:
