@@ -95,7 +95,8 @@ def launch_env(sandbox: Any) -> dict[str, str]:
     tests/workers/test_pool.py makes a pool's batch with: status polls and rebroadcasts
     at a sandbox's pace, low call rates; two launches in flight, a lane a worker (with
     more, the batch's own flow run would take every launch before its part starts); and
-    workers asking for runs every second, not every 10 (the part starts sooner)."""
+    workers asking for runs every 2 s, not every 10, as docs/several-machines.md starts
+    them (the part starts sooner)."""
     return {
         "LAUNCHOPS_BASE_URL": sandbox.base_url,
         "LAUNCHOPS_POLL_SECONDS": "0.05",
@@ -103,7 +104,7 @@ def launch_env(sandbox: Any) -> dict[str, str]:
         "LAUNCHOPS_API_RATE": "4",
         "LAUNCHOPS_RPC_RATE": "8",
         "LAUNCHOPS_CONCURRENCY": "2",
-        "PREFECT_WORKER_QUERY_SECONDS": "1",
+        "PREFECT_WORKER_QUERY_SECONDS": "2",
     }
 
 
