@@ -83,7 +83,14 @@ PRELOAD_MODULES = (
 # command (`python -m pytest -p bench.suite_cpu` sets it: `bench/suite_cpu.py --forks`).
 CPU_ROWS = os.environ.get("LAUNCHOPS_FORKS_CPU_ROWS", "")
 FORKED_MODULES = frozenset(
-    {"launchops.cli", "tests.support.crash", "tests.support.open_journal", "prefect", "uvicorn"}
+    {
+        "launchops.cli",
+        "tests.support.crash",
+        "tests.support.open_journal",
+        "tests.support.prefect_blocks",
+        "prefect",
+        "uvicorn",
+    }
 )
 HEADER = struct.Struct("!I")
 

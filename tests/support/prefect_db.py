@@ -13,6 +13,12 @@ The servers on PostgreSQL (tests/support/prefect_pool.py) start the same way: on
 database made from a migrated template (`CREATE DATABASE ... TEMPLATE`, a file copy),
 ~2.2 s of CPU less each than a first start's migrations. The README's word-for-word runs
 make their databases as the README does, and migrate them.
+
+Both templates hold Prefect's block types and schemas too, registered once as a server's
+start registers them (`tests/support/prefect_blocks.py`): a server the suite starts on a
+copy (each process's own, the module servers) skips that step (`TEMPLATE_SERVER`), ~1 s
+of CPU of its ~4.5 s start; its database is the same as after the step. A command's
+temporary server on a seeded home (`seed_home`) registers them as a user's does.
 """
 
 from __future__ import annotations
@@ -31,6 +37,11 @@ from pathlib import Path
 from tests.support import forks
 
 SESSION = "LAUNCHOPS_TESTS_SESSION"  # the session's folder, named by the first process
+# The settings of a server started on a copy of a template: its block types are there.
+TEMPLATE_SERVER = {
+    "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
+    "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",
+}
 
 
 def session_folder() -> Path:
@@ -47,7 +58,8 @@ def session_folder() -> Path:
 
 
 def _upgrade(folder: Path, url: str) -> None:
-    """`prefect server database upgrade` on the database at `url`."""
+    """`prefect server database upgrade` on the database at `url`, then Prefect's block
+    types registered in it."""
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")},
         "PREFECT_HOME": str(folder / "prefect-template-home"),
@@ -55,9 +67,11 @@ def _upgrade(folder: Path, url: str) -> None:
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     }
     upgrade = [sys.executable, "-m", "prefect", "server", "database", "upgrade", "-y"]
-    done = forks.run(upgrade, env=env, capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise RuntimeError(f"the Prefect database did not migrate: {done.stderr[-2000:]}")
+    blocks = [sys.executable, "-m", "tests.support.prefect_blocks"]
+    for command, what in ((upgrade, "migrate"), (blocks, "take Prefect's block types")):
+        done = forks.run(command, env=env, capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            raise RuntimeError(f"the Prefect database did not {what}: {done.stderr[-2000:]}")
 
 
 def template() -> Path:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import launchops.web as web
 from launchops.cli.common import PREFECT_SERVER_SETTINGS
 from launchops.sandbox.process import free_port
-from tests.support import forks, session_server
+from tests.support import forks, prefect_db, session_server
 from tests.support.pipeline import set_faults
 
 PREFECT = [sys.executable, "-m", "prefect"]
@@ -99,7 +99,8 @@ class PrefectServer:
     """`prefect server start` on its own PostgreSQL database and port (`port`: the port of
     a server stopped before, to start it again as it was); with `auth` ("user:password",
     PREFECT_SERVER_API_AUTH_STRING), every request but /health must carry it, as README
-    sets a server up."""
+    sets a server up. Its database is a copy of the session's migrated one
+    (tests/support/prefect_db.py), block types and all."""
 
     def __init__(
         self,
@@ -126,6 +127,7 @@ class PrefectServer:
             "PREFECT_LOGGING_LEVEL": "WARNING",
             "PREFECT_UI_API_URL": self.url,  # the UI's pages call the API here
             **PREFECT_SERVER_SETTINGS,
+            **prefect_db.TEMPLATE_SERVER,
             **({"PREFECT_SERVER_API_AUTH_STRING": auth} if auth else {}),
             **settings,
         }

@@ -90,6 +90,7 @@ def running(home: Path) -> Iterator[str]:
         "PREFECT__SERVER_EPHEMERAL": "1",
         "PREFECT__SERVER_FINAL": "1",
         **PREFECT_SERVER_SETTINGS,
+        **prefect_db.TEMPLATE_SERVER,  # its copy holds the block types already
     }
     command = [sys.executable, "-m", "uvicorn", "--factory"]
     command += ["prefect.server.api.server:create_app", "--host", "127.0.0.1"]
