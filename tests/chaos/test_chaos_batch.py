@@ -20,6 +20,12 @@ from tests.support.pipeline import profile_env, profile_for, set_faults, stats, 
 
 LAUNCHES = 30
 FORCED_EXPIRIES = 6
+# The forced expiries go to the next creates, whichever launches make them: a launch that
+# re-creates at once while the others wait out refusals and rates can take several (three
+# in a row, once in CI: its three attempts spent, "blockhash expired on 3 attempts", the
+# retry policy's designed bound, not a broken rule). Each launch gets attempts for all of
+# them and two natural expiries more, so that any spread of the faults lets it land.
+CREATE_ATTEMPTS = FORCED_EXPIRIES + 2
 FAILING_REGISTERS = 5
 BOUND_SECONDS = 240  # measured 17-19 s on two shared cores: this catches a hang or a spiral
 
@@ -31,9 +37,11 @@ async def test_a_batch_of_30_under_every_fault_registers_each_exactly_once(
 
     sandbox = sandbox_factory(slot_ms=50, seed=7)
     home = tmp_path / "home"
-    for name, value in profile_env(sandbox, home, LAUNCHOPS_POLL_SECONDS="0.1").items():
+    settings = {"LAUNCHOPS_POLL_SECONDS": "0.1", "LAUNCHOPS_CREATE_ATTEMPTS": str(CREATE_ATTEMPTS)}
+    for name, value in profile_env(sandbox, home, **settings).items():
         if name.startswith("LAUNCHOPS_"):
             monkeypatch.setenv(name, value)
+    assert profile_for(sandbox, home).create_attempts == CREATE_ATTEMPTS  # what the flow reads
     folder = tmp_path / "launches"
     for index in range(LAUNCHES):
         write_launch(folder, f"chaos-{index:02d}.yaml", key=f"chaos-{index:02d}")
