@@ -78,8 +78,8 @@ class Pool(WorkerPool):
 
     def _worker(self, name: str) -> Worker:
         # Workers ask for runs every 2 s, as docs/several-machines.md starts them: each
-        # ask costs ~40 ms of CPU (~25 in the worker, ~18 in the server), and at every
-        # second the two workers' asks were ~20 s of the suite's CPU (2026-12-07).
+        # ask costs ~20 ms of CPU, nearly all of it the server's (this module and the
+        # several machines', run alone: 102 -> 96 s of CPU, 2026-12-07).
         env = self.env(
             name,
             PREFECT_WORKER_QUERY_SECONDS="2",
