@@ -334,7 +334,7 @@ def drive(
     while it starts), that stops in order and dies with the command."""
     if prefect:
         quiet_prefect()
-        from launchops.cli.oneline import prefect_logging_ready
+        from launchops.cli.oneline import prefect_logging_ready, prefect_loop_ready
         from launchops.cli.prefect_server import temporary_prefect
 
         configured = prefect_api_url()
@@ -342,6 +342,7 @@ def drive(
             prefect_answers(configured)
         with temporary_prefect(configured, progress):
             prefect_logging_ready()  # a failed run is the command's one error line
+            prefect_loop_ready()
             return asyncio.run(_awaited(flow))
     return asyncio.run(_awaited(plain))
 

@@ -83,4 +83,22 @@ def prefect_logging_ready() -> None:
     hush_run_failures()
 
 
-__all__ = ["debugging", "hush_run_failures", "one_line_warnings", "prefect_logging_ready"]
+def prefect_loop_ready() -> None:
+    """Prefect's global event loop thread started here, before a flow starts: a flow run's
+    heartbeat thread emits its first event as the run starts, and Prefect (3.8 and 3.9)
+    makes that loop without a lock, so the heartbeat thread and the flow's own first
+    client could each make one; the events worker started on the first then refused to
+    run ("Services must run on the global loop thread", a traceback on the command's
+    stderr, once in CI). Made once here, both find it running."""
+    from prefect._internal.concurrency.threads import get_global_loop
+
+    get_global_loop()
+
+
+__all__ = [
+    "debugging",
+    "hush_run_failures",
+    "one_line_warnings",
+    "prefect_logging_ready",
+    "prefect_loop_ready",
+]
