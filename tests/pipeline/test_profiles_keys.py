@@ -21,7 +21,7 @@ from launchops.chain.keys import KeypairError, KeypairPermissionWarning, load_ke
 from launchops.config.profiles import load_profile
 from launchops.pipeline.embedded import sandbox_running
 from launchops.sandbox import rpc_faults
-from launchops.sandbox.server import bind_pair
+from launchops.sandbox.process import free_port
 from tests.support import forks
 from tests.support.pipeline import aim_flows_at, set_faults, write_launch
 
@@ -133,10 +133,7 @@ async def test_a_keypair_in_a_prefect_secret_block(
 
 
 def test_the_sandbox_profile_starts_a_sandbox_when_none_runs(tmp_path):
-    first, second = bind_pair("127.0.0.1", 0)
-    port = first.getsockname()[1]
-    first.close()
-    second.close()
+    port = free_port()  # below the kernel's ephemeral range, its next port free too
     env = {
         **os.environ,
         "LAUNCHOPS_HOME": str(tmp_path / "home"),
@@ -267,10 +264,7 @@ def test_the_printed_sandbox_launch_page_opens_as_printed(tmp_path):
 
     import launchops.web as web
 
-    first, second = bind_pair("127.0.0.1", 0)
-    port = first.getsockname()[1]
-    first.close()
-    second.close()
+    port = free_port()  # below the kernel's ephemeral range, its next port free too
     env = _embedded_env(tmp_path, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/v1")
     env["LAUNCHOPS_SANDBOX_SLOT_MS"] = "20"
     env["COLUMNS"] = "200"
