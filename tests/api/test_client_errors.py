@@ -3,7 +3,6 @@ section 7, the retry rules, timeouts and malformed answers."""
 
 from __future__ import annotations
 
-import socket
 import time
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 
 from launchops.api import errors as e
 from launchops.api.client import AsyncServiceClient, RetryPolicy
+from launchops.sandbox.process import free_port
 from tests.api import examples as ex
 from tests.support.loopback import serve
 from tests.support.scripted import FAST, Answer, ScriptedService
@@ -177,9 +177,7 @@ async def test_rate_limited_error_carries_retry_after():
 
 
 async def test_nobody_listening_is_a_network_error():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # below the ephemeral range: no sandbox on port 0 takes it meanwhile
     async with AsyncServiceClient(f"http://127.0.0.1:{port}/v1", retry=FAST) as c:
         with pytest.raises(e.NetworkError) as caught:
             await c.get_token(ex.MINT)

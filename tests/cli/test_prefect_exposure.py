@@ -24,6 +24,7 @@ from solders.keypair import Keypair
 
 from launchops.exposure import Exposure, is_loopback, probe
 from launchops.readiness import check_prefect
+from launchops.sandbox.process import free_port
 from tests.support import forks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,10 +106,7 @@ def api() -> Iterator[str]:
 
 
 def launchops(tmp_path: Path, api_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:
-    closed = socket.socket()
-    closed.bind(("127.0.0.1", 0))  # a port nothing listens on: the sandbox is not asked
-    port = closed.getsockname()[1]
-    closed.close()
+    port = free_port()  # a port nothing listens on: the sandbox is not asked
     environ = {
         **os.environ,
         "PREFECT_API_URL": api_url,
