@@ -41,10 +41,19 @@ _PR_SET_PDEATHSIG = 1
 _RUNNING: list[subprocess.Popen[bytes]] = []  # this process's servers, for stop_running
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+def listening_socket() -> socket.socket:
+    """A socket on a free loopback port, already listening, for the server to serve on:
+    no other process can take its port between choosing it and the server binding it
+    (a port merely chosen could be taken, and another server there would answer the
+    health check in this one's place)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 @contextlib.contextmanager
@@ -70,24 +79,22 @@ def _start(
     if ephemeral:
         env["PREFECT__SERVER_EPHEMERAL"] = "1"
     env.pop("PREFECT_API_URL", None)
-    deadline = time.monotonic() + timeout
-    for _ in range(3):  # a port taken between choosing it and binding it: another one
-        port = free_port()
-        command = [sys.executable, "-m", __name__, str(port), str(os.getpid())]
+    with listening_socket() as sock:  # the child holds its own copy once started
+        port = sock.getsockname()[1]
+        command = [sys.executable, "-m", __name__, str(sock.fileno()), str(os.getpid())]
         process = subprocess.Popen(
             command,
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=log,
+            pass_fds=(sock.fileno(),),
             start_new_session=True,  # a Ctrl-C is the command's; it stops the server after
         )
-        url = f"http://127.0.0.1:{port}/api"
-        if _healthy(process, url, deadline):
-            return process, url
-        stop(process)
-        if time.monotonic() >= deadline:
-            break
+    url = f"http://127.0.0.1:{port}/api"
+    if _healthy(process, url, time.monotonic() + timeout):
+        return process, url
+    stop(process)
     log.seek(0)
     last = ([line.strip() for line in log.read().splitlines() if line.strip()] or ["no output"])[-1]
     raise LaunchOpsError(
@@ -207,25 +214,29 @@ def _watch_input(server: object) -> None:
 
 
 def main(argv: list[str]) -> None:
-    port, parent = int(argv[0]), int(argv[1])
+    """The server, on the listening socket the command passed (its descriptor, `argv[0]`),
+    for as long as the command (`argv[1]`, its process id) lives."""
+    fd, parent = int(argv[0]), int(argv[1])
     _die_with(parent)
     import uvicorn
 
+    sock = socket.socket(fileno=fd)
+    host, port = sock.getsockname()[:2]
     config = uvicorn.Config(
         "prefect.server.api.server:create_app",
         factory=True,
-        host="127.0.0.1",
+        host=host,
         port=port,
         log_level="error",
         lifespan="on",
     )
     server = uvicorn.Server(config)
     threading.Thread(target=_watch_input, args=(server,), daemon=True).start()
-    server.run()
+    server.run(sockets=[sock])
 
 
 if __name__ == "__main__":
     main(sys.argv[1:])
 
 
-__all__ = ["free_port", "prefect_server", "stop", "stop_running", "temporary_prefect"]
+__all__ = ["listening_socket", "prefect_server", "stop", "stop_running", "temporary_prefect"]

@@ -4,6 +4,7 @@ command dies (here `kill -9`): no orphan server is left behind."""
 
 from __future__ import annotations
 
+import socket
 import sys
 import time
 from pathlib import Path
@@ -101,3 +102,18 @@ def test_the_display_says_prefect_is_starting(sandbox_factory, tmp_path, termina
     assert "starting Prefect…" in terminal.screen()
     screen = terminal.wait_for(lambda text: "EXIT=" in text)
     assert "EXIT=0" in screen, screen[-3000:]
+
+
+def test_the_temporary_servers_port_is_the_commands_from_the_moment_it_is_chosen():
+    """The socket the command passes its temporary server is bound and listening when
+    chosen: a server starting elsewhere meanwhile (another command's, a test's) cannot
+    take its port and answer the health check in its place, as it could a port merely
+    chosen and released. (That the server serves on it, every test above shows.)"""
+    from launchops.cli.prefect_server import listening_socket
+
+    with listening_socket() as sock:
+        host, port = sock.getsockname()
+        with socket.socket() as other, pytest.raises(OSError):
+            other.bind((host, port))
+        with socket.create_connection((host, port), timeout=5):
+            pass  # connections wait in its backlog until the server takes them
