@@ -12,7 +12,9 @@ or, for `deploy --serve`, all of them), as a child that watches its parent:
   closed it, or died) asks uvicorn to shut down, lifespan and services in order;
 - it runs in a session of its own, so a Ctrl-C reaches the command, which stops it after
   its clients have sent what they hold;
-- its output goes to a file, read back for the one error line when it does not start.
+- its output goes to a file, read back for the one error line when it does not start;
+- it serves on a socket the command has bound and passes it, so no other server can
+  take its port between choosing it and binding it and answer in its place.
 
 No Prefect import in the command's process here: the server is the child.
 """
