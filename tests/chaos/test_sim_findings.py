@@ -62,28 +62,38 @@ async def test_a_transaction_whose_payer_cannot_pay_is_never_recorded(sandbox):
 
 async def test_an_rpc_failing_most_calls_is_not_taken_as_gone(sandbox_factory, tmp_path):
     """Six calls in ten answered wrongly (another request's id, a broken body, an unhealthy
-    node, 504s): every call that gives up does so alone, the RPC answers in between, and
-    the batch lands every launch in one run."""
+    node, 504s): every call that gives up does so alone, the RPC answers in between and is
+    never taken as gone, and every launch lands once. Most runs land all three; a call that
+    fails its eight attempts running (a read in 256 at these rates; 17 runs in 300 had one,
+    and one of them left its launch `submitting`) ends that launch alone, and the next run
+    resumes it, as a user's next run does."""
     sandbox = sandbox_factory(slot_ms=20)
     folder = tmp_path / "launches"
     for n in range(3):
         write_launch(folder, f"f-{n}.yaml", key=f"flaky-{n}", symbol=f"F{n}")
-    set_faults(
-        sandbox,
-        rpc_faults={
-            "wrong_id": 0.25,
-            "not_json": 0.15,
-            "unhealthy_no_data": 0.1,
-            "http_504@getSignatureStatuses": 0.2,
-        },
-    )
     # An answer awaited half a second, the RPC taken as gone after 8 s with none usable:
     # the faults answer at once, so only a loaded machine makes an answer late (at 3 s, six
     # processes on two cores timed out six in a row).
     profile = {"ws_url": "none", "rpc_call_seconds": 8.0, "timeout_seconds": 0.5}
     async with context_for(sandbox, tmp_path, **profile) as ctx:
-        rows = await asyncio.wait_for(run_batch(ctx, sorted(folder.glob("*.yaml"))), 120)
-        assert ctx.stopped() is None
+        # The faults from here: the sandbox faucet's funding as the context opens is not
+        # what this test is about (a read of it given up would end the run in one line).
+        set_faults(
+            sandbox,
+            rpc_faults={
+                "wrong_id": 0.25,
+                "not_json": 0.15,
+                "unhealthy_no_data": 0.1,
+                "http_504@getSignatureStatuses": 0.2,
+            },
+        )
+        for _ in range(3):  # a fourth run would need three launches unlucky in a row
+            rows = await asyncio.wait_for(run_batch(ctx, sorted(folder.glob("*.yaml"))), 120)
+            assert ctx.stopped() is None  # never taken as gone
+            left = [(r.state, r.error) for r in rows if str(r.state) != "registered"]
+            assert all("RPC" in str(error) for _, error in left), left
+            if not left:
+                break
     assert [str(r.state) for r in rows] == ["registered"] * 3, [(r.state, r.error) for r in rows]
     assert stats(sandbox)["launches"]["mintsOnChain"] == 3
 
