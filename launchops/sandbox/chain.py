@@ -8,6 +8,7 @@ later and `finalized` 32 slots later, and dropped or delayed transactions on dem
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from collections import OrderedDict, defaultdict
@@ -144,8 +145,19 @@ class Chain:
             listener(self.slot)
 
     def _new_blockhash(self) -> None:
-        self.svm.expire_blockhash()
-        self.blockhashes[self.svm.latest_blockhash()] = self.block_height + BLOCKHASH_VALIDITY
+        """This slot's blockhash, newest in the window. LiteSVM's own sequence is the same in
+        every process, so a chain kept in a folder and restarted would hand out hashes it
+        already holds; each one is instead the hash of the one before and the slot, which
+        a restored chain continues from its kept window and never repeats."""
+        self.svm.expire_blockhash()  # LiteSVM's own (its airdrops are built on it)
+        previous = next(reversed(self.blockhashes), None)
+        if previous is None:
+            blockhash = self.svm.latest_blockhash()
+        else:
+            seed = bytes(previous) + self.slot.to_bytes(8, "little")
+            blockhash = Hash(hashlib.sha256(seed).digest())
+        self.blockhashes.pop(blockhash, None)  # a hash met again moves to the newest place
+        self.blockhashes[blockhash] = self.block_height + BLOCKHASH_VALIDITY
         while len(self.blockhashes) > 2 * BLOCKHASH_VALIDITY:
             self.blockhashes.popitem(last=False)
 

@@ -75,3 +75,21 @@ async def test_a_blockhash_handed_out_before_a_restart_still_works(tmp_path):
             assert (
                 await client.register_launch(created.genesis_account, config)
             ).token.mint_address == created.mint_address
+
+
+async def test_a_kept_chain_hands_out_its_newest_blockhash_after_many_restarts(tmp_path):
+    """A user's afternoon on one state folder: the sandbox started and stopped by every
+    command. LiteSVM's blockhashes are the same sequence in every process; the kept chain's
+    never repeat, and the newest is always the one handed out, valid for 150 blocks."""
+    seen: set[str] = set()
+    for run in range(25):
+        with Sandbox(SandboxConfig(port=0, slot_ms=0, data_dir=tmp_path)) as sandbox:
+            async with AsyncClient(sandbox.rpc_url) as rpc:
+                for _ in range(3):
+                    latest = (await rpc.get_latest_blockhash()).value
+                    height = (await rpc.get_block_height()).value
+                    assert latest.last_valid_block_height >= height + 149, (run, height)
+                    assert str(latest.blockhash) not in seen, run
+                    seen.add(str(latest.blockhash))
+            if run in (0, 24):
+                await launch_on(sandbox)
