@@ -105,7 +105,7 @@ def deploy(
     exposed = exposed_by(settings, deploying=True)
     if exposed:  # nothing to expose: no question to the server
         guard_prefect_api(exposed, call.insecure_server)
-    scheduled = _scheduled(settings, launches or [])
+    scheduled = _scheduled(settings, launches or [], call.as_json)
     _answers(serve)
     quiet_prefect()
     if serve:
@@ -213,22 +213,49 @@ def _api_for_schedules() -> Iterator[None]:
             yield
 
 
-def _scheduled(settings: Profile, targets: list[Path]) -> list[tuple[str, Path, str]]:
-    """(key, file, schedule) of every launch file below `targets` that has a schedule."""
+def _scheduled(
+    settings: Profile, targets: list[Path], as_json: bool = False
+) -> list[tuple[str, Path, str]]:
+    """(key, file, schedule) of every launch file below `targets` that has a schedule, but
+    a one-off whose launch the journal holds as finished (said, on stderr under --json)."""
     from launchops.config.launchfile import launch_files, plan_launch
     from launchops.config.schedule import Schedule, too_soon_to_deploy
 
     files = [f for target in targets for f in launch_files(target)]
     wallet = _wallet(settings) if files else None
+    plans = [(file, plan_launch(settings, wallet, file, check_times=False)) for file in files]
+    one_offs = [p.key for _, p in plans if p.schedule and Schedule.parse(p.schedule).at]
+    finished = run(_finished(settings, one_offs)) if one_offs else {}
     found = []
-    for file in files:
-        plan = plan_launch(settings, wallet, file, check_times=False)
-        if plan.schedule:
-            problem = too_soon_to_deploy(file, Schedule.parse(plan.schedule))
-            if problem:
-                raise refuse(problem)
-            found.append((plan.key, file, plan.schedule))
+    for file, plan in plans:
+        if not plan.schedule:
+            continue
+        if plan.key in finished:  # its one time came and it launched: nothing to deploy
+            console(stderr=as_json).print(
+                f"skipped  {file}: launched already ({plan.key}, {finished[plan.key]}); "
+                "its one-off schedule is done",
+                markup=False,
+                soft_wrap=True,
+            )
+            continue
+        problem = too_soon_to_deploy(file, Schedule.parse(plan.schedule))
+        if problem:
+            raise refuse(problem)
+        found.append((plan.key, file, plan.schedule))
     return found
+
+
+async def _finished(settings: Profile, keys: list[str]) -> dict[str, str]:
+    """key -> state of each of `keys` the profile's journal holds as finished for good."""
+    from launchops.journal.store import Journal
+    from launchops.states import done
+
+    journal = await Journal.open(settings.journal)
+    try:
+        records = [await journal.get(key) for key in keys]
+    finally:
+        await journal.close()
+    return {r.key: str(r.state) for r in records if r is not None and done(r.state, r.kind)}
 
 
 def _one_offs(deployments: list[Any], scheduled: list[tuple[str, Path, str]]) -> dict[str, Any]:

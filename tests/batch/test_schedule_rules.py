@@ -146,3 +146,29 @@ def test_deploy_refuses_a_past_one_off_before_prefect_starts(tmp_path):
         f"launch it now with launchops launch {path} --now"
     ), line
     assert not (tmp_path / "prefect").exists()
+
+
+def test_deploy_skips_a_one_off_that_launched_and_names_only_the_one_that_never_ran(tmp_path):
+    """A one-off whose time came and whose launch registered is skipped by every later
+    deploy of its folder, said once; a past one-off that never ran is still refused (one
+    line naming it alone), before any Prefect server starts."""
+    when = f"{datetime.now(UTC) - timedelta(minutes=5):%Y-%m-%dT%H:%M:%SZ}"
+    folder = tmp_path / "launches"
+    folder.mkdir()
+    launched = folder / "a-launched.yaml"
+    launched.write_text(dump_yaml(launch_document(key="launched", schedule=when)))
+    env = {**embedded_env(tmp_path / "home"), "PREFECT_HOME": str(tmp_path / "prefect")}
+    env.pop("PREFECT_API_URL", None)
+    done = launchops(env, "launch", str(launched), "--no-prefect", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    never = folder / "b-never.yaml"
+    never.write_text(dump_yaml(launch_document(key="never", schedule=when)))
+    done = launchops(env, "deploy", "--serve", "--launches", str(folder), timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        f"skipped  {launched}: launched already (launched, registered); its one-off "
+        "schedule is done"
+    ]
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: {never}: schedule: {when} is 5 min "), line
+    assert not (tmp_path / "prefect").exists()
