@@ -257,11 +257,13 @@ def _print_dry_run(report: dict[str, Any], as_json: bool) -> None:
 def _finish(
     settings: Profile, result: dict[str, Any], out: Path | None, as_json: bool, again: str
 ) -> None:
-    from launchops.cli.panels import explorer_note, print_launch
+    from launchops.cli.panels import explorer_note, live_line, next_step, print_launch
 
     explorer = result.get("explorer")
     if isinstance(explorer, dict) and not any(explorer.get(k) for k in ("mint", "transactions")):
         explorer.setdefault("note", explorer_note(settings))  # why the links are null
+    step = next_step(result, again)
+    result["next"] = step[1] if step else None  # the command the panel's `next` gives
     target = out or settings.profile_dir / "results" / f"{result['key']}.json"
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -274,6 +276,9 @@ def _finish(
         print_json(result)
     else:
         print_launch(result, None if unwritten else target, settings, again)
+    live = live_line(result)
+    if live:  # the token is live: said in the one line too, whatever else is printed
+        error_line(live)
     if unwritten:
         error_line(
             f"the result could not be written to {unwritten} (the journal keeps it: "

@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from launchops.cli.common import console, short
 from launchops.cli.tables import fit, shorten_addresses, show_path
+from launchops.states import REGISTRABLE, LaunchState
 
 if TYPE_CHECKING:
     from launchops.config.profiles import Profile
 
 LABEL = 12  # the label column, its gap included
 FRAME = 4  # a panel's borders and padding
+# Landed, not registered, and no refusal kept: a register that gave up (5xx, no answer).
+UNREGISTERED = REGISTRABLE - {LaunchState.REGISTER_FAILED}
 
 
 def next_step(result: dict[str, Any], again: str) -> tuple[str, str] | None:
@@ -28,6 +31,9 @@ def next_step(result: dict[str, Any], again: str) -> tuple[str, str] | None:
     if state == "register_failed":
         what = "the service refused the registration; once fixed, register what landed:"
         return what, "launchops registrations retry"
+    if state in UNREGISTERED:
+        what = "the token is live (its transactions landed) but not registered; register it:"
+        return what, "launchops registrations retry"
     if state == "needs_attention":
         what = f"{_landed(result)}: a person decides what to do with what landed. What happened:"
         return what, f"launchops status {key}"
@@ -36,6 +42,18 @@ def next_step(result: dict[str, Any], again: str) -> tuple[str, str] | None:
     if result.get("resumable", True):
         return "nothing is lost; continue it with:", f"launchops resume {key}"
     return "where it stands:", f"launchops status {key}"
+
+
+def live_line(result: dict[str, Any]) -> str | None:
+    """The one line for a launch whose transactions landed but that is not registered (a
+    register that gave up): that its token is live, its mint, and what registers it."""
+    if result.get("finished") or result["state"] not in UNREGISTERED:
+        return None
+    return (
+        f"{result['key']} is live but not registered: its transactions landed (state "
+        f"{result['state']}, mint {result.get('mint')}); launchops registrations retry "
+        f"registers it. Register failed: {result.get('error') or 'no answer'}"
+    )
 
 
 def _landed(result: dict[str, Any]) -> str:
@@ -133,6 +151,8 @@ def _add_error(grid: _Grid, result: dict[str, Any]) -> None:
 
 def _outcome(result: dict[str, Any]) -> str:
     """What the panel's title says happened."""
+    if result["state"] in UNREGISTERED:
+        return f"live, not registered ({result['state']})"
     if not result["finished"]:
         return result["state"]
     if result.get("fromJournal"):  # a re-run: nothing was done, the journal reports it
@@ -229,4 +249,11 @@ def _detail_lines(detail: Any) -> list[str]:
     return lines
 
 
-__all__ = ["explorer_note", "next_step", "print_dry_run", "print_launch", "print_transfer"]
+__all__ = [
+    "explorer_note",
+    "live_line",
+    "next_step",
+    "print_dry_run",
+    "print_launch",
+    "print_transfer",
+]

@@ -20,9 +20,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from launchops.errors import JournalError
+from launchops.errors import JournalError, LaunchOpsError, LeaseError
 from launchops.library.results import BatchResult, LaunchResult
-from launchops.states import done
+from launchops.states import REGISTRABLE, Kind, done
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -56,9 +56,11 @@ async def launch_in(
     check: Check | None = None,
 ) -> LaunchResult:
     """Validate `file` into the journal (or take the launch `key` from it) and run it to
-    where a run stops: registered, or waiting for a person or the registration retry. A
-    file whose `schedule:` is still ahead is refused (`ScheduledLater`: its deployment
-    launches it then) unless `now`."""
+    where a run stops: registered, or waiting for a person or the registration retry (a
+    launch whose transactions landed but whose register gave up, the service answering
+    5xx or nothing: its result, the error in it, not the error raised). A file whose
+    `schedule:` is still ahead is refused (`ScheduledLater`: its deployment launches it
+    then) unless `now`."""
     from launchops.config.schedule import refuse_early
     from launchops.pipeline.runner import run_launch, run_step, validate
 
@@ -74,10 +76,33 @@ async def launch_in(
     before = await ctx.journal.get(key) if key is not None else None
     if key is None or before is None:
         raise UnknownLaunch(f"no launch {key!r} in the journal of profile {ctx.profile.name}")
-    record = await run_launch(ctx, key, call or run_step)
+    try:
+        record = await run_launch(ctx, key, call or run_step)
+    except LaunchOpsError as exc:
+        live = await _landed_unregistered(ctx, key, exc)
+        if live is None:
+            raise
+        return live
     result = LaunchResult.of(ctx.profile, record)
     # Finished before this run: the journal's report, and the result says so.
     return dataclasses.replace(result, from_journal=True) if done(before.state) else result
+
+
+async def _landed_unregistered(
+    ctx: LaunchContext, key: str, error: LaunchOpsError
+) -> LaunchResult | None:
+    """The result of a launch a run stopped on `error` after its transactions landed (the
+    token is live; the registration retry registers it), with the error in it; None for
+    any other launch, or when another worker holds it (the error says so itself)."""
+    if isinstance(error, LeaseError):
+        return None
+    try:
+        record = await ctx.journal.get(key)
+    except LaunchOpsError:
+        return None
+    if record is None or record.kind is not Kind.LAUNCH or record.state not in REGISTRABLE:
+        return None
+    return dataclasses.replace(LaunchResult.of(ctx.profile, record), error=str(error))
 
 
 async def batch_outcome(ctx: LaunchContext, rows: list[BatchRow], prefix: str) -> BatchResult:
@@ -241,7 +266,6 @@ async def transfer(
     once across re-runs (`transfer_id` names it; else its order does). Its summary."""
     from launchops.pipeline.runner import run_launch
     from launchops.pipeline.transfers import begin_transfer, transfer_summary
-    from launchops.states import Kind
 
     async with opened(profile, profiles_file, base_url) as ctx:
         record = await begin_transfer(

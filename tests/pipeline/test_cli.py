@@ -78,6 +78,48 @@ def test_a_launch_that_fails_exits_1_with_the_reason(env, tmp_path):
     assert "explorer none: the sandbox has no explorer" in said  # why no links
 
 
+def test_a_register_that_gives_up_says_the_token_is_live(env, tmp_path):
+    """The service answering register 500 to the last attempt, the transactions landed:
+    the panel, the one error line and the JSON say the token is live, its mint, its state,
+    and the command that registers it; that command does."""
+    sandbox, environment = env
+    environment = {**environment, "LAUNCHOPS_SERVICE_CALL_SECONDS": "3"}  # quick retries
+    fault = run(
+        environment, "sandbox", "faults", "--set", "fail_next=POST /v1/launches/register:50"
+    )
+    assert fault.returncode == 0, fault.stderr
+    path = write_launch(tmp_path, key="live-500")
+    shown = run(environment, "launch", str(path), "--no-prefect")
+    assert shown.returncode == 1 and "Traceback" not in shown.stderr
+    as_json = run(environment, "resume", "live-500", "--no-prefect", "--json")
+    assert as_json.returncode == 1, as_json.stderr
+    result = json.loads(as_json.stdout)
+    mint = result["mint"]
+    assert result["state"] == "confirmed" and mint and "500" in result["error"], result
+    assert result["next"] == "launchops registrations retry", result
+    said = " ".join(shown.stdout.replace("│", " ").split())  # the panel's text, unwrapped
+    assert "live-500: live, not registered (confirmed)" in said, said
+    assert f"mint {mint}" in said and "500 Internal server error" in said, said
+    assert (
+        "next the token is live (its transactions landed) but not registered; register it: "
+        "launchops registrations retry" in said
+    ), said
+    for stderr in (shown.stderr, as_json.stderr):
+        [line] = [line for line in stderr.splitlines() if line.startswith("error:")]
+        assert line.startswith(
+            f"error: live-500 is live but not registered: its transactions landed (state "
+            f"confirmed, mint {mint}); launchops registrations retry registers it. "
+            "Register failed: "
+        ), line
+    run(environment, "sandbox", "faults", "--set", "fail_next={}")
+    retried = run(environment, "registrations", "retry", "--no-prefect", "--json")
+    assert retried.returncode == 0, retried.stderr
+    assert json.loads(run(environment, "status", "live-500", "--json").stdout)["state"] == (
+        "registered"
+    )
+    assert stats(sandbox)["api"]["POST /v1/launches/create"] == 1
+
+
 def test_mainnet_refuses_to_send_without_yes(env, tmp_path):
     _, environment = env
     result = run(environment, "launch", str(write_launch(tmp_path)), "--profile", "mainnet")

@@ -308,8 +308,10 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
 ):
     """Register answering 503 for good: the client's eight attempts, nothing above them
     (this was 4 x 6 x 3 = 72 POSTs through Prefect, 24 in-process). The count is the
-    rule; the waits between the attempts (half a minute a run) are cut to milliseconds."""
+    rule; the waits between the attempts (half a minute a run) are cut to milliseconds.
+    The flow's launch landed: its result says so (state, mint, the error), in a failed run."""
     from launchops.flows.launch import launch_flow
+    from launchops.flows.outcome import result_of
 
     quick_waits(monkeypatch, "REGISTER_CALLS")
     forever = {"POST /v1/launches/register": 1000}
@@ -320,6 +322,9 @@ async def test_a_register_failing_for_good_is_asked_eight_times_a_run(
         assert caught.value.retried and (await ctx.journal.get("plain")).state == "confirmed"
     assert stats(chain)["api"]["POST /v1/launches/register"] == 8
     aim_flows_at(monkeypatch, chain, tmp_path)
-    with pytest.raises(ServerError):
-        await launch_flow(path=str(write_launch(tmp_path, "p.yaml", key="through-prefect")))
+    path = str(write_launch(tmp_path, "p.yaml", key="through-prefect"))
+    state = await launch_flow(path=path, return_state=True)
+    result = await result_of(state)  # landed: the flow answers the live token, not the error
+    assert state.is_failed() and result.state == "confirmed" and result.mint, result
+    assert "503" in (result.error or ""), result
     assert stats(chain)["api"]["POST /v1/launches/register"] == 16
