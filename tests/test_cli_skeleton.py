@@ -131,7 +131,7 @@ def test_a_malformed_address_is_refused_before_any_call(service):
     before = len(service.seen)
     for args, argument in ((("tokens", "get"), "mint"), (("agents", "card"), "address")):
         result = invoke(service, *args, "not-an-address")
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 2, result.output  # refused: nothing was asked
         assert f"{argument}: must be a base58 public key" in result.output, result.output
         assert "'not-an-address'" in result.output and "Traceback" not in result.output
     assert len(service.seen) == before  # nothing was asked
@@ -139,7 +139,7 @@ def test_a_malformed_address_is_refused_before_any_call(service):
 
 def test_bad_network_is_named():
     result = runner.invoke(app, ["tokens", "get", ex.MINT, "--network", "solana-testnet"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "--network: must be solana-mainnet or solana-devnet" in result.output
 
 

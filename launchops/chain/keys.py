@@ -59,6 +59,11 @@ def _from_file(path: Path) -> Keypair:
     try:
         text = path.read_text()
         mode = path.stat().st_mode
+    except FileNotFoundError as exc:  # say how to make one
+        raise KeypairError(
+            f"cannot read keypair file {path}: {exc.strerror}; make one with "
+            f"solana-keygen new -o {path} (or point the profile's keypair at yours)"
+        ) from None
     except OSError as exc:
         raise KeypairError(f"cannot read keypair file {path}: {exc.strerror}") from None
     if mode & (stat.S_IRGRP | stat.S_IROTH):

@@ -135,6 +135,7 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
     """
     from launchops.errors import (
         InvalidInputError,
+        KeypairError,
         LaunchFileError,
         LaunchOpsError,
         NetworkError,
@@ -151,11 +152,13 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
         for problem in exc.file_problems:
             error_line(str(problem))
         raise typer.Exit(1) from None
-    except InvalidInputError as exc:
+    except InvalidInputError as exc:  # refused: nothing sent, exit 2
         err = error_line("invalid input")
         for field, message in exc.problems or [("", str(exc))]:
             err.print(f"  {field}: {message}" if field else f"  {message}", markup=False)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None
+    except KeypairError as exc:  # refused: nothing signed or sent, exit 2
+        raise refuse(str(exc)) from None
     except NetworkError as exc:
         err = error_line(f"cannot reach the service: {exc}")
         url = base_url() if callable(base_url) else base_url

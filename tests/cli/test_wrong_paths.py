@@ -66,7 +66,7 @@ def test_a_home_that_cannot_hold_the_profile_is_named(tmp_path):
     not_a_folder.write_text("a file, not a folder\n")
     for command in (["launch", str(launch)], ["validate", str(launch)], ["status"]):
         done = launchops(no_service_env(not_a_folder), *command)
-        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         assert done.stderr.splitlines() == [
             "error: invalid input",
             f"  profile sandbox: state_dir: {not_a_folder}/sandbox cannot be made a folder (Not "
@@ -78,7 +78,7 @@ def test_a_home_that_cannot_hold_the_profile_is_named(tmp_path):
 def test_a_key_that_cannot_be_read_is_the_error_not_the_wallet_it_would_give(tmp_path):
     launch = write_launch(tmp_path / "launches", key="key-is-a-folder")
     env = {**no_service_env(tmp_path / "home"), "LAUNCHOPS_KEYPAIR": f"file:{tmp_path}"}
-    said = _one_line(launchops(env, "launch", str(launch)), 1)
+    said = _one_line(launchops(env, "launch", str(launch)), 2)  # refused: nothing sent
     assert said == f"error: cannot read keypair file {tmp_path}: Is a directory"
     checked = launchops(env, "validate", str(launch))  # the file's own rules still checked
     warning, rule, count = checked.stderr.splitlines()
@@ -134,3 +134,14 @@ def test_a_journal_that_is_not_a_database_is_named_and_never_replaced(tmp_path):
     for command in (["status"], ["launch", str(launch), "--no-prefect"]):
         assert _one_line(launchops(env, *command), 1) == said
     assert journal.read_text() == "not a database\n"
+
+
+def test_a_missing_key_file_is_refused_saying_how_to_make_one(tmp_path):
+    launch = write_launch(tmp_path / "launches", key="no-key-yet")
+    missing = tmp_path / "keys" / "creator.json"
+    env = {**no_service_env(tmp_path / "home"), "LAUNCHOPS_KEYPAIR": f"file:{missing}"}
+    said = _one_line(launchops(env, "launch", str(launch)), 2)
+    assert said == (
+        f"error: cannot read keypair file {missing}: No such file or directory; make one "
+        f"with solana-keygen new -o {missing} (or point the profile's keypair at yours)"
+    )
