@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from launchops.exposure import Exposure
 
 ONCE = RetryPolicy(attempts=1)  # a check reports what it finds; it does not insist
-SANDBOX_HINT = "start it: launchops sandbox serve (any other command starts one in-process)"
+SANDBOX_HINT = "start it: launchops sandbox serve"
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,8 @@ async def check_key(profile: Profile, rpc: ChainRpc, resolver: Resolver | None) 
     sol = f"{address}: {lamports / 10**9:.9f}".rstrip("0").rstrip(".") + " SOL"
     if lamports == 0 and profile.keypair != "sandbox":  # the sandbox's faucet funds its key
         return Finding("key", False, f"{sol}: fund it, it pays every launch's fees and rent")
+    if lamports == 0:
+        sol += " (the sandbox's faucet funds it at the first launch)"
     return Finding("key", True, sol)
 
 

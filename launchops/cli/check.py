@@ -1,7 +1,9 @@
 """`launchops check`: is a profile ready to launch? The service, the RPC's cluster, the
 key's address and balance (never the key) and its file's mode, the journal, the Prefect
-API: one line each, ok or what to fix. A `prefect-secret:` key behind a Prefect API that
-answers anyone from other machines is refused outright (exit 2)."""
+API: one line each, ok or what to fix. On the sandbox profile with no sandbox running,
+it starts the embedded one for the check, as every other command does. A `prefect-secret:`
+key behind a Prefect API that answers anyone from other machines is refused outright
+(exit 2)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from launchops.cli.common import (
     exposed_by,
     guard_prefect_api,
     print_json,
-    run,
     secret_block,
 )
 
@@ -30,7 +31,8 @@ def check(call: Call) -> None:
 
     settings = call.settings
     exposure = guard_prefect_api(exposed_by(settings, deploying=False), call.insecure_server)
-    findings = run(check_profile(settings, secret_block, exposure=exposure))
+    # In the embedded sandbox where the profile wants one (not with --base-url), as `launch`.
+    findings = call.run(lambda: check_profile(settings, secret_block, exposure=exposure))
     if call.as_json:
         print_json({"profile": settings.name, "checks": [f.as_dict() for f in findings]})
     else:

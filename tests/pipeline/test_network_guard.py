@@ -19,6 +19,7 @@ from launchops.sandbox.faults import Faults
 from tests.support.pipeline import (
     context_for,
     dump_yaml,
+    embedded_env,
     launchops,
     profile_env,
     set_faults,
@@ -168,6 +169,26 @@ def test_check_says_how_to_start_a_missing_sandbox(tmp_path):
     found = {c["check"]: c for c in json.loads(result.stdout)["checks"]}
     assert "launchops sandbox serve" in found["service"]["detail"]
     assert not found["cluster"]["ok"] and found["journal"]["ok"]
+
+
+def test_check_on_a_fresh_home_starts_the_embedded_sandbox(tmp_path):
+    """The sandbox profile with nothing running and nothing kept: `check` starts the
+    embedded sandbox, as every other command does, finds everything ok, and stops it."""
+    from launchops.pipeline.embedded import sandbox_running
+
+    env = embedded_env(tmp_path / "home")
+    result = launchops(env, "check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("profile sandbox (sandbox service"), lines
+    assert [line.split()[:2] for line in lines[1:]] == [
+        ["ok", "service"],
+        ["ok", "cluster"],
+        ["ok", "key"],
+        ["ok", "journal"],
+    ], result.stdout
+    assert "the sandbox's faucet funds it" in lines[3], lines
+    assert not sandbox_running(env["LAUNCHOPS_RPC_URL"], tries=1)  # stopped with the command
 
 
 async def test_a_flow_started_elsewhere_is_guarded_too(
