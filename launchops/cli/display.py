@@ -15,6 +15,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
@@ -177,18 +178,76 @@ class StepBoard:
 
 
 class BatchProgress:
-    """A progress bar over a batch's launches, with a live count per state."""
+    """A progress bar over a batch's launches, with a live count per state. Off a terminal
+    (a log, CI, a supervisor) there is nothing to redraw: one line per launch state change
+    instead, and the count every `SUMMARY_SECONDS` while the batch runs."""
 
-    def __init__(self, total: int) -> None:
+    SUMMARY_SECONDS = 30.0
+
+    def __init__(self, total: int, *, lines: bool | None = None) -> None:
         self.total = total
         self.rows: dict[str, Any] = {}
         self.waiting = ""  # what the batch waits for, when it does (the RPC, say)
+        self.lines = not sys.stderr.isatty() if lines is None else lines
+        self._said: dict[str, str] = {}
+        self._lock = threading.Lock()
 
-    def live(self) -> Any:
-        return live_display(self._render, refresh_per_second=4)
+    @contextlib.contextmanager
+    def live(self) -> Iterator[Any]:
+        if not self.lines:
+            with live_display(self._render, refresh_per_second=4) as live:
+                yield live
+            return
+        done = threading.Event()
+        counter = threading.Thread(target=self._count_every, args=(done,), daemon=True)
+        counter.start()
+        try:
+            with live_display(self._render, refresh_per_second=4) as live:
+                yield live
+        finally:
+            done.set()
+            counter.join(timeout=1.0)
 
     def update(self, row: Any) -> None:
         self.rows[row.file] = row
+        if self.lines:
+            self._say(row)
+
+    def _say(self, row: Any) -> None:
+        """One line when a launch's state changes: the time, the file, its key, its state
+        and, once it ended otherwise than finished, why."""
+        state = str(row.state)
+        with self._lock:
+            if self._said.get(row.file) == state:
+                return
+            self._said[row.file] = state
+        key = f" ({row.key})" if row.key else ""
+        why = f": {row.error}" if row.error and not row.underway else ""
+        self._print(f"{row.file}{key}: {state}{why}")
+
+    def _count_every(self, done: threading.Event) -> None:
+        while not done.wait(self.SUMMARY_SECONDS):
+            self._print(self.summary())
+
+    def summary(self) -> str:
+        """`3/5 launches (registered: 3  running: 2)`: where the batch stands."""
+        finished, counted = self._counts()
+        return f"{finished}/{self.total} launches ({counted or 'validating'})"
+
+    def _counts(self) -> tuple[int, str]:
+        """Launches worked to an end, and `registered: 3  running: 2`."""
+        rows = list(self.rows.values())
+        tally: dict[str, int] = {}
+        for row in rows:
+            tally[str(row.state)] = tally.get(str(row.state), 0) + 1
+        counted = "  ".join(f"{state}: {n}" for state, n in sorted(tally.items()))
+        return sum(1 for row in rows if not row.underway), counted
+
+    def _print(self, line: str) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        with self._lock:
+            sys.stderr.write(f"{stamp} {line}\n")
+            sys.stderr.flush()
 
     def note(self, key: str, step: str, message: str) -> None:
         """A progress message: one of the batch's own (no launch key) shows below the bar
@@ -201,17 +260,12 @@ class BatchProgress:
         from rich.table import Table
         from rich.text import Text
 
-        rows = list(self.rows.values())
-        finished = sum(1 for row in rows if not row.underway)
-        tally: dict[str, int] = {}
-        for row in rows:
-            tally[str(row.state)] = tally.get(str(row.state), 0) + 1
+        finished, counted = self._counts()
         grid = Table.grid(padding=(0, 1))
         grid.add_row(
             ProgressBar(total=self.total, completed=finished, width=40),
             f"{finished}/{self.total} launches",
         )
-        counted = "  ".join(f"{state}: {n}" for state, n in sorted(tally.items()))
         grid.add_row("", counted or "validating")
         if self.waiting:
             grid.add_row("", Text(self.waiting))

@@ -302,3 +302,29 @@ def test_a_report_of_the_same_second_is_never_written_over(tmp_path):
     assert [p.name for p in second] == ["batch-x-2.json", "batch-x-2.csv"]
     assert json.loads(first[0].read_text())["launches"][0]["key"] == "a"
     assert json.loads(second[0].read_text())["launches"][0]["key"] == "b"
+
+
+def test_a_batch_whose_output_is_a_log_shows_each_launch_moving(sandbox_factory, tmp_path):
+    """Off a terminal (a log file, CI, a supervisor) a batch says each launch's state
+    change on a line of its own as it happens, not one render at the end."""
+    sandbox = sandbox_factory(slot_ms=100)
+    env = profile_env(sandbox, tmp_path / "home", LAUNCHOPS_CONCURRENCY="1")
+    folder = folder_of(tmp_path, 3)
+    process = forks.popen(
+        [sys.executable, "-m", "launchops.cli", "batch", str(folder), "--no-prefect"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert process.stderr is not None
+    lines, running_when_read = [], []
+    for line in process.stderr:
+        lines.append(line.rstrip("\n"))
+        running_when_read.append(process.poll() is None)
+    assert process.wait(timeout=120) == 0, "\n".join(lines)
+    moves = [line.split(" ", 1)[1] for line in lines if line[:2].isdigit() and ": " in line]
+    for file in sorted(folder.iterdir()):
+        said = [m.rsplit(": ", 1)[1] for m in moves if m.startswith(f"{file} (")]
+        assert said[0] in ("pending", "running") and said[-1] == "registered", moves
+    assert running_when_read[0], "the first line came only once the batch had ended"
