@@ -40,6 +40,7 @@ from launchops.sandbox.formats import (
     new_table,
     table_candidates,
 )
+from launchops.sandbox.play import Played, Player, played
 from launchops.sandbox.tx_errors import err_json, meta_of, preflight_failure
 
 BLOCKHASH_VALIDITY = 150
@@ -96,11 +97,15 @@ class Chain:
     # A transaction of a program that does not run here, played by the sandbox: its effect
     # (`apply(chain)` answers the error, or None), else None (launchops.sandbox.emulation).
     emulate: Callable[[VersionedTransaction], Any] | None = None
+    # The programs LiteSVM cannot run, played by the sandbox (launchops.sandbox.play).
+    players: dict[Pubkey, Player] = field(default_factory=dict)
     rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
-        # We check blockhashes ourselves against a 150-block window; signatures stay checked.
-        self.svm = LiteSVM().with_blockhash_check(False)
+        # We check blockhashes ourselves against a 150-block window, and signatures where a
+        # transaction comes in (a send, a bundle): LiteSVM also runs the parts of a played
+        # transaction (launchops.sandbox.play), whose signatures are over the whole.
+        self.svm = LiteSVM().with_blockhash_check(False).with_sigverify(False)
         memo_v1 = self.svm.get_account(MEMO_V1)
         if memo_v1 is not None:  # the current Memo id runs v1's code (see notes/solana.md)
             self.svm.add_program(MEMO, bytes(memo_v1.data))
@@ -207,13 +212,7 @@ class Chain:
                 return signature
             raise preflight_failure("AlreadyProcessed")
         if not skip_preflight:
-            if not self.blockhash_valid(tx.message.recent_blockhash):
-                raise preflight_failure("BlockhashNotFound")
-            emulated = self.emulate(tx) if self.emulate is not None else None
-            result = None if emulated is not None else self.svm.simulate_transaction(tx)
-            if isinstance(result, FailedTransactionMetadata):
-                logs, units = meta_of(result.meta())
-                raise preflight_failure(err_json(result), logs, units)
+            self._preflight(tx)
         if self.faults.drop_rate and self.rng.random() < self.faults.drop_rate:
             # Accepted, and lost like a dropped packet: only a rebroadcast can land it.
             self.dropped.add(signature)
@@ -226,6 +225,20 @@ class Chain:
         self.pending[lands_at].append(_Pending(tx, raw))
         self.pending_sigs.add(signature)
         return signature
+
+    def _preflight(self, tx: VersionedTransaction) -> None:
+        """Refuse `tx` as a node's preflight does: its blockhash, then its simulation."""
+        if not self.blockhash_valid(tx.message.recent_blockhash):
+            raise preflight_failure("BlockhashNotFound")
+        emulated = self._emulated(tx)
+        if isinstance(emulated, Played):
+            err, logs = emulated.simulate(self)
+            if err is not None:
+                raise preflight_failure(err, logs, 0)
+        result = None if emulated is not None else self.svm.simulate_transaction(tx)
+        if isinstance(result, FailedTransactionMetadata):
+            logs, units = meta_of(result.meta())
+            raise preflight_failure(err_json(result), logs, units)
 
     def land_now(self, tx: VersionedTransaction) -> Landed | None:
         """Execute a signed transaction in the current slot, without a send (what the
@@ -247,13 +260,15 @@ class Chain:
         did, or None when a leader would drop it (expired, or a payer that cannot pay)."""
         if not self.blockhash_valid(tx.message.recent_blockhash):
             return None  # expired while queued: a real leader would drop it too
-        emulated = self.emulate(tx) if self.emulate is not None else None
+        emulated = self._emulated(tx)
         if to_bytes_versioned(tx.message) in self.failing:
             err: Any = {"InstructionError": [0, {"Custom": 1}]}
             logs, units = ["Program failed: custom program error: 0x1 (sandbox fault)"], 0
         elif emulated is not None:
             err = emulated.apply(self)
-            logs = ["Program mpl-core Execute: emulated by the sandbox"]
+            logs = getattr(emulated, "logs", None) or [
+                "Program mpl-core Execute: emulated by the sandbox"
+            ]
             units = 0
         else:
             result = self.svm.send_transaction(tx)
@@ -271,6 +286,14 @@ class Chain:
             units=units,
             block_time=int(time.time()),
         )
+
+    def _emulated(self, tx: VersionedTransaction) -> Any:
+        """What the sandbox does for `tx` in place of LiteSVM, if anything: an emulation
+        (`emulate`), or the play of its instructions of programs that do not run here."""
+        emulated = self.emulate(tx) if self.emulate is not None else None
+        if emulated is None and self.players:
+            emulated = played(tx, self.keys_of(tx), self.players)
+        return emulated
 
     def record(self, tx: VersionedTransaction, landed: Landed) -> None:
         """Keep a transaction that ran, and tell whoever keeps the chain."""
@@ -307,10 +330,15 @@ class Chain:
 
     def simulate(self, raw: bytes) -> dict[str, Any]:
         tx = VersionedTransaction.from_bytes(raw)
-        result = self.svm.simulate_transaction(tx)
-        failed = isinstance(result, FailedTransactionMetadata)
-        logs, units = meta_of(result.meta())
-        err = err_json(result) if failed else None
+        emulated = self._emulated(tx)
+        if isinstance(emulated, Played):
+            err, logs = emulated.simulate(self)
+            failed, units = err is not None, 0
+        else:
+            result = self.svm.simulate_transaction(tx)
+            failed = isinstance(result, FailedTransactionMetadata)
+            logs, units = meta_of(result.meta())
+            err = err_json(result) if failed else None
         if not failed and not self.blockhash_valid(tx.message.recent_blockhash):
             err = "BlockhashNotFound"
         return {
