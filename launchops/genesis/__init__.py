@@ -1,0 +1,47 @@
+"""The Genesis program (`GNS1S5J5AspKXgpjz6SvKL66kPaKWAhaGRhCqPRxii2B`) as its public JS
+client, `@metaplex-foundation/genesis` 0.35.0, generates it, V2 only and what a launch
+uses: so far the layouts, the PDAs, `initializeV2` and `finalizeV2` (build and decode).
+Plain Python over solders; the sandbox builds and plays transactions with it, the client reads
+and checks every transaction with it before signing.
+
+- codec.py: the umi serializers (integers, strings, options, structs, enums).
+- create_instructions.py: each instruction's data and accounts.
+- instructions.py: `build_instruction`, one builder per instruction, `decode_instruction`.
+- pdas.py.
+"""
+
+from __future__ import annotations
+
+from launchops.genesis.codec import KIND, LayoutError, variant
+from launchops.genesis.instructions import (
+    SPECS,
+    DecodedInstruction,
+    build_instruction,
+    decode_instruction,
+    instruction_problems,
+)
+from launchops.genesis.pdas import (
+    GENESIS_PROGRAM,
+    associated_token_address,
+    find_bucket_v2,
+    find_deposit_v2,
+    find_genesis_account_v2,
+    find_metadata,
+)
+
+__all__ = [
+    "GENESIS_PROGRAM",
+    "KIND",
+    "SPECS",
+    "DecodedInstruction",
+    "LayoutError",
+    "associated_token_address",
+    "build_instruction",
+    "decode_instruction",
+    "find_bucket_v2",
+    "find_deposit_v2",
+    "find_genesis_account_v2",
+    "find_metadata",
+    "instruction_problems",
+    "variant",
+]

@@ -1,0 +1,149 @@
+"""launchops.genesis on its own (no node): every instruction and account reads back what
+it writes, the bytes of the primitives and of the sentinels are those of the generated
+client, defaults resolve to the addresses they name, and what is not a layout is refused
+with a `LayoutError` that says why."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from solders.instruction import AccountMeta, Instruction
+from solders.pubkey import Pubkey
+
+from launchops.genesis import (
+    GENESIS_PROGRAM,
+    LayoutError,
+    build_instruction,
+    decode_instruction,
+    instruction_problems,
+    pdas,
+)
+from launchops.genesis import codec as c
+from launchops.genesis.instructions import SPECS, finalize_v2, initialize_v2
+from tests.genesis.samples import (
+    GENESIS,
+    INSTRUCTIONS,
+    MINT,
+    OTHER,
+    PAYER,
+    assert_within,
+)
+
+
+def test_integers_are_little_endian_and_bounded():
+    assert c.U16.encode(0x0102) == b"\x02\x01"
+    assert c.U64.encode(2**64 - 1) == b"\xff" * 8
+    assert c.I64.decode(b"\xff" * 8) == -1
+    for codec, value in ((c.U8, 256), (c.U64, -1), (c.I64, 2**63), (c.U16, True)):
+        with pytest.raises(LayoutError):
+            codec.encode(value)
+    with pytest.raises(LayoutError, match="needs 8 bytes"):
+        c.U64.decode(b"\x00" * 7)
+
+
+def test_a_string_is_its_utf8_length_then_its_bytes():
+    assert c.STRING.encode("é✓") == struct.pack("<I", 5) + "é✓".encode()
+    assert c.STRING.decode(c.STRING.encode("é✓")) == "é✓"
+    with pytest.raises(LayoutError, match="not UTF-8"):
+        c.STRING.decode(b"\x01\x00\x00\x00\xff")
+    with pytest.raises(LayoutError, match="needs 9 bytes"):
+        c.STRING.decode(b"\x09\x00\x00\x00abc")
+
+
+def test_bools_and_option_tags_other_than_0_or_1_are_refused():
+    assert c.BOOL.decode(b"\x01") is True
+    option = c.Option(c.U8)
+    assert option.encode(None) == b"\x00" and option.encode(0) == b"\x01\x00"
+    assert option.decode(b"") is None  # the end of the data, as umi reads it
+    for codec, data in ((c.BOOL, b"\x02"), (option, b"\x02\x05")):
+        with pytest.raises(LayoutError):
+            codec.decode(data)
+
+
+def test_initialize_v2_data_is_laid_out_as_the_notes_say():
+    args = {"decimals": 6, "fundingMode": 0, "totalSupplyBaseToken": 10**15}
+    data = SPECS["initializeV2"].encode({**args, "name": "A", "uri": "bc", "symbol": ""})
+    head = struct.pack("<BBHB3xQ", 42, 6, 0, 0, 10**15)
+    assert data == head + b"\x01\x00\x00\x00A" + b"\x02\x00\x00\x00bc" + bytes(4)
+
+
+@pytest.mark.parametrize("index", range(len(INSTRUCTIONS)), ids=lambda i: INSTRUCTIONS[i].name)
+def test_every_instruction_reads_back_what_it_writes(index):
+    ix = INSTRUCTIONS[index]
+    built = build_instruction(
+        ix.name, ix.args, ix.accounts, payer=ix.payer, identity=ix.identity, signers=ix.signers
+    )
+    name, args, roles = decode_instruction(built.program_id, bytes(built.data), built.accounts)
+    assert name == ix.name
+    assert_within(args, ix.args)
+    assert_within(roles, ix.accounts)
+    assert SPECS[name].encode(args) == bytes(built.data)
+
+
+INIT = initialize_v2(
+    {"fundingMode": 0, "totalSupplyBaseToken": 1, "name": "n", "uri": "u", "symbol": "s"},
+    {"baseMint": MINT},
+    payer=PAYER,
+    signers={"baseMint"},
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "data", "count", "error"),
+    [
+        (pdas.TOKEN_PROGRAM, bytes(INIT.data), 16, "is not the Genesis program"),
+        (GENESIS_PROGRAM, b"", 16, "no data"),
+        (GENESIS_PROGRAM, b"\x00", 16, "instruction 0: initializeV1, not described here"),
+        (GENESIS_PROGRAM, b"\xc8", 16, "instruction 200: unknown to the client"),
+        (GENESIS_PROGRAM, bytes(INIT.data)[:-1], 16, "needs 1 bytes"),
+        (GENESIS_PROGRAM, bytes(INIT.data) + b"\x00", 16, "1 bytes left over"),
+        (GENESIS_PROGRAM, bytes(INIT.data), 15, "15 accounts, 16 needed"),
+        (GENESIS_PROGRAM, bytes(INIT.data), 17, "1 accounts more than it takes"),
+    ],
+)
+def test_what_is_not_an_instruction_here_is_refused_with_its_reason(program, data, count, error):
+    keys = [meta.pubkey for meta in INIT.accounts] + [OTHER]
+    with pytest.raises(LayoutError, match=error):
+        decode_instruction(program, data, keys[:count])
+
+
+def test_defaults_resolve_to_the_addresses_they_name():
+    roles = decode_instruction(INIT.program_id, bytes(INIT.data), INIT.accounts).accounts
+    genesis = Pubkey.find_program_address([b"genesis_v2", bytes(MINT), b"\0\0"], GENESIS_PROGRAM)
+    assert roles["genesisAccount"] == genesis[0]
+    ata = Pubkey.find_program_address(
+        [bytes(genesis[0]), bytes(pdas.TOKEN_PROGRAM), bytes(pdas.NATIVE_MINT)],
+        pdas.ASSOCIATED_TOKEN_PROGRAM,
+    )[0]
+    assert roles["genesisQuoteTokenAccount"] == ata
+    assert roles["authoritySourceBaseTokenAccount"] == pdas.associated_token_address(PAYER, MINT)
+    assert roles["authority"] is None  # not given: the program id stands in
+    assert INIT.accounts[1].is_signer and INIT.accounts[5].is_signer
+
+
+def test_a_build_says_what_it_lacks_or_does_not_know():
+    with pytest.raises(LayoutError, match="needs the genesisAccount account"):
+        finalize_v2({}, {"baseMint": MINT}, payer=PAYER)
+    with pytest.raises(LayoutError, match="authority is the identity: give one"):
+        finalize_v2({}, {"genesisAccount": GENESIS, "baseMint": MINT})
+    with pytest.raises(LayoutError, match=r"not one that may sign: \['mint'\]"):
+        finalize_v2({}, {"mint": MINT}, payer=PAYER)
+    with pytest.raises(LayoutError, match="not one that may sign"):
+        finalize_v2({}, {"genesisAccount": GENESIS}, payer=PAYER, signers={"genesisAccount"})
+    with pytest.raises(LayoutError, match="fundingMode: missing"):
+        initialize_v2({"totalSupplyBaseToken": 1}, {"baseMint": MINT}, payer=PAYER)
+    with pytest.raises(LayoutError, match="no Genesis instruction 'initializeV9'"):
+        build_instruction("initializeV9", {}, {})
+
+
+def test_instruction_problems_names_the_flags_an_account_lacks():
+    metas = list(INIT.accounts)
+    metas[0] = AccountMeta(metas[0].pubkey, False, False)
+    metas[5] = AccountMeta(metas[5].pubkey, False, True)
+    weakened = Instruction(INIT.program_id, bytes(INIT.data), metas)
+    assert instruction_problems(weakened) == [
+        "initializeV2: genesisAccount is not writable",
+        "initializeV2: payer does not sign",
+    ]
+    assert instruction_problems(INIT) == []

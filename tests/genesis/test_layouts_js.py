@@ -1,0 +1,126 @@
+"""launchops.genesis against the public JS client's own code (`@metaplex-foundation/genesis`
+0.35.0, with `mpl-token-metadata` and `mpl-toolbox`; tests/interop/js/genesis_layouts.mjs).
+For every instruction, the client's builder and ours make the same data, byte for byte,
+and the same accounts in the same order with the same flags, defaults resolved; every
+discriminator is the client's. Both ways: what the client wrote decodes
+here to what was given. One node process for the whole module.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import IntEnum
+from typing import Any
+
+import pytest
+from solders.instruction import AccountMeta
+from solders.pubkey import Pubkey
+
+from launchops.genesis import instructions, pdas
+from launchops.genesis.instruction_spec import SIGNS
+from tests.genesis.samples import (
+    INSTRUCTIONS,
+    Ix,
+    assert_within,
+)
+from tests.interop.test_js_bonding_curve import node
+from tests.interop.test_js_client import READY, REQUIRED
+
+pytestmark = [
+    pytest.mark.node,
+    pytest.mark.skipif(
+        not READY and not REQUIRED,
+        reason="node or the npm packages are missing (npm ci in tests/interop/js)",
+    ),
+]
+SAFE = 2**53 - 1  # beyond it, a JS number loses digits: a BigInt then
+
+
+def to_js(value: Any) -> Any:
+    """A Python value as the JSON the script revives into the JS client's values."""
+    if isinstance(value, dict):
+        return {k: to_js(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_js(v) for v in value]
+    if isinstance(value, Pubkey):
+        return str(value)
+    if isinstance(value, bytes):
+        return {"$bytes": value.hex()}
+    if isinstance(value, IntEnum):
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE:
+        return {"$big": str(value)}
+    return value
+
+
+def completed(spec: instructions.InstructionSpec, args: dict[str, Any]) -> dict[str, Any]:
+    """`args` with every field the layout has (padding and options included)."""
+    full = spec.decode(spec.encode(args))
+    if spec.remaining:
+        full[spec.remaining] = args.get(spec.remaining, [])
+    return full
+
+
+def ix_case(ix: Ix) -> dict[str, Any]:
+    spec = instructions.SPECS[ix.name]
+    signers = [role for role in ix.accounts if spec.roles[role].signer == SIGNS] + ix.signers
+    return {
+        "ix": ix.name,
+        "args": to_js(ix.args if ix.plain else completed(spec, ix.args)),
+        "accounts": {role: str(address) for role, address in ix.accounts.items()},
+        "signers": signers,
+        "payer": str(ix.payer),
+        "identity": str(ix.identity) if ix.identity else None,
+    }
+
+
+CASES: dict[str, dict[str, Any]] = {
+    **{f"{ix.name}-{i}": ix_case(ix) for i, ix in enumerate(INSTRUCTIONS)},
+    "discriminators": {"discriminators": True},
+}
+
+
+@pytest.fixture(scope="module")
+def js(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What the JS client makes of every case, from one node process."""
+    path = tmp_path_factory.mktemp("genesis") / "cases.json"
+    path.write_text(json.dumps(list(CASES.values())))
+    return dict(zip(CASES, node("genesis_layouts.mjs", f"@{path}"), strict=True))  # type: ignore[arg-type]
+
+
+def flags(metas: list[AccountMeta]) -> list[list[Any]]:
+    return [[str(m.pubkey), m.is_signer, m.is_writable] for m in metas]
+
+
+@pytest.mark.parametrize(
+    "index", range(len(INSTRUCTIONS)), ids=lambda i: f"{INSTRUCTIONS[i].name}-{i}"
+)
+def test_an_instruction_is_the_js_clients_both_ways(js, index):
+    ix = INSTRUCTIONS[index]
+    theirs = js[f"{ix.name}-{index}"]
+    built = instructions.build_instruction(
+        ix.name, ix.args, ix.accounts, payer=ix.payer, identity=ix.identity, signers=ix.signers
+    )
+    assert theirs["programId"] == str(pdas.GENESIS_PROGRAM) == str(built.program_id)
+    assert bytes(built.data).hex() == theirs["data"]
+    assert flags(list(built.accounts)) == theirs["accounts"]
+
+    keys = [Pubkey.from_string(address) for address, _, _ in theirs["accounts"]]
+    name, args, roles = instructions.decode_instruction(
+        pdas.GENESIS_PROGRAM, bytes.fromhex(theirs["data"]), keys
+    )
+    assert name == ix.name
+    assert_within(args, ix.args)
+    assert_within(roles, ix.accounts)
+    spec = instructions.SPECS[ix.name]
+    for account, key in zip(spec.accounts, keys, strict=False):
+        assert roles[account.name] in (key, None)
+    assert instructions.instruction_problems(built) == []
+
+
+def test_the_discriminators_are_the_js_clients(js):
+    theirs = js["discriminators"]
+    assert {spec.name: spec.discriminator for spec in instructions.SPECS.values()} == {
+        name: theirs[name] for name in instructions.SPECS
+    }
+    assert {name: code for code, name in instructions.CLIENT_NAMES.items()} == theirs
