@@ -54,7 +54,9 @@ def mint(
     if call.as_json:
         print_json(result.to_json())
     else:
-        listing = Listing(f"agent {result.key}: {result.state}", [Column("asset"), Column("tx")])
+        # minted before this run: reported from the journal, and said so
+        outcome = "already minted, from the journal" if result.from_journal else result.state
+        listing = Listing(f"agent {result.key}: {outcome}", [Column("asset"), Column("tx")])
         listing.add([result.asset, short(result.signatures[0] if result.signatures else None)])
         print_listing(listing)
         if result.finished:

@@ -161,8 +161,13 @@ def _outcome(result: dict[str, Any]) -> str:
 
 
 def print_transfer(result: dict[str, Any]) -> None:
-    """A fund's or a withdraw's result: what moved, where it stands, what to do next."""
+    """A fund's or a withdraw's result: what moved, where it stands, what to do next; one
+    sent before this run says it was, and that nothing was sent again."""
     out = console()
+    if result.get("fromJournal"):
+        sent = (result["signatures"] or [None])[-1]
+        again = "nothing was sent again; to pay again on purpose, give it a new --id"
+        out.print(f"already sent, from the journal: {short(sent)} ({again})", markup=False)
     grid = _Grid(max(out.width - LABEL, 20))
     grid.add(result["kind"], f"{result['amount']} SOL")
     grid.address("agent", result["agent"])

@@ -34,12 +34,16 @@ async def mint_agent_in(
     ctx: LaunchContext, file: str | Path, *, call: StepCaller | None = None
 ) -> AgentResult:
     """Mint the agent of `file` once: journaled by the file's id, so a second run (or a
-    run after a crash at any point) reports the agent minted, never mints another."""
+    run after a crash at any point) reports the agent minted, never mints another (one
+    minted before this run: `from_journal`)."""
     from launchops.pipeline.agents import begin_agent
     from launchops.pipeline.runner import run_launch, run_step
+    from launchops.states import done
 
     record = await begin_agent(ctx, Path(file))
-    return AgentResult.of(await run_launch(ctx, record.key, call or run_step))
+    before = done(record.state, record.kind)  # minted before: reported from the journal
+    minted = await run_launch(ctx, record.key, call or run_step)
+    return AgentResult.of(minted, from_journal=before)
 
 
 async def claim_rewards_in(

@@ -39,14 +39,15 @@ class AgentResult:
     signatures: tuple[str, ...] = ()
     attempts: int = 0
     error: str | None = None
+    from_journal: bool = False  # minted before this run: reported, nothing was done
 
     @property
     def finished(self) -> bool:
         return done(self.state, Kind.AGENT)
 
     @classmethod
-    def of(cls, record: LaunchRecord) -> AgentResult:
-        return cls(**_journaled(record), asset=record.mint)
+    def of(cls, record: LaunchRecord, *, from_journal: bool = False) -> AgentResult:
+        return cls(**_journaled(record), asset=record.mint, from_journal=from_journal)
 
     def to_json(self) -> dict[str, Any]:
         return json_of(self, finished=self.finished)

@@ -263,7 +263,8 @@ async def transfer(
 ) -> dict[str, Any]:
     """Fund an agent's wallet (`kind` "fund", anyone may) or withdraw from it to its owner
     ("withdraw", the profile's key must own the asset): checked before it is signed, paid
-    once across re-runs (`transfer_id` names it; else its order does). Its summary."""
+    once across re-runs (`transfer_id` names it; else its order does). Its summary
+    (`fromJournal`: sent before this run, reported, nothing sent again)."""
     from launchops.pipeline.runner import run_launch
     from launchops.pipeline.transfers import begin_transfer, transfer_summary
 
@@ -271,7 +272,8 @@ async def transfer(
         record = await begin_transfer(
             ctx, Kind(kind), agent=agent, amount=amount, memo=memo, given_id=transfer_id
         )
-        return transfer_summary(await run_launch(ctx, record.key))
+        before = done(record.state, record.kind)  # sent before: reported from the journal
+        return transfer_summary(await run_launch(ctx, record.key), from_journal=before)
 
 
 async def dry_run(

@@ -135,6 +135,7 @@ class BatchItem:
     error: str | None = None
     worker: str | None = None
     scheduled_for: str | None = None  # `scheduled`: its time (UTC) or cron expression
+    from_journal: bool = False  # finished before this run: reported, nothing was done
 
     @classmethod
     def from_json(cls, row: Mapping[str, Any]) -> BatchItem:
@@ -147,6 +148,7 @@ class BatchItem:
             error=row.get("error"),
             worker=row.get("worker"),
             scheduled_for=row.get("scheduledFor"),
+            from_journal=bool(row.get("fromJournal")),
         )
 
 

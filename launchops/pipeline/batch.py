@@ -179,6 +179,8 @@ async def work_row(
     notify(row)
     held, record = False, None
     try:
+        before = await ctx.journal.get(row.key)  # finished before: reported from the journal
+        row.from_journal = before is not None and done(before.state, before.kind)
         record = await run_launch(ctx, row.key, call, by=by)
     except LeaseError as exc:  # another worker has it
         held, row.error = True, str(exc)

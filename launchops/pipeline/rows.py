@@ -18,6 +18,7 @@ _CAMEL = {
     "scheduled_for": "scheduledFor",
     "lamports_spent": "lamportsSpent",
     "tip_lamports": "tipLamports",
+    "from_journal": "fromJournal",
 }
 
 
@@ -53,6 +54,7 @@ class BatchRow:
     lamports_spent: int | None = None  # fees and tips its attempts took (a launch's)
     tip_lamports: int | None = None  # tips paid to a block engine, of those
     sniped: int | None = None  # buys of others between its create and its first buy
+    from_journal: bool = False  # finished before this run: reported, nothing was done
     kind: Kind = Kind.LAUNCH  # what `state` means by finished (not in the reports)
 
     def as_json(self) -> dict[str, Any]:

@@ -219,9 +219,10 @@ def _csv_rows(path: Path, text: str) -> tuple[list[dict[str, Any]], list[int | N
     return rows, where
 
 
-def transfer_summary(record: LaunchRecord) -> dict[str, Any]:
+def transfer_summary(record: LaunchRecord, *, from_journal: bool = False) -> dict[str, Any]:
     """What the commands report of a transfer: key, kind, state, whether finished, agent,
-    amount (SOL), memo, signatures, attempts and last error."""
+    amount (SOL), memo, signatures, attempts, last error, and whether it was sent before
+    this run (`fromJournal`: reported, nothing was sent)."""
     order = record.order
     return {
         "key": record.key,
@@ -234,6 +235,7 @@ def transfer_summary(record: LaunchRecord) -> dict[str, Any]:
         "signatures": record.signatures or None,
         "attempts": record.attempt,
         "error": record.last_error,
+        "fromJournal": from_journal,
     }
 
 

@@ -22,9 +22,13 @@ def test_the_after_launch_commands(sandbox_factory, tmp_path):
     assert first.returncode == 0, first.stderr
     fits(first.stdout)
     assert "agent: {mint:" in first.stdout
+    assert "already minted" not in first.stdout
     again = launchops(env, "agents", "mint", str(path), "--no-prefect", "--json")
     minted = json.loads(again.stdout)
     assert minted["finished"] and agents_named(sandbox, "CLI Agent") == [minted["asset"]]
+    assert minted["fromJournal"] is True  # the docs: "reports the agent already minted"
+    third = launchops(env, "agents", "mint", str(path), "--no-prefect")
+    assert "agent agent-cli-agent: already minted, from the journal" in third.stdout
 
     claim = launchops(env, "rewards", "claim", "--no-prefect")
     assert claim.returncode == 0, claim.stderr

@@ -3,6 +3,7 @@ whose blockhash expired is built again, still one agent; a bad file is one clear
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,8 @@ async def test_a_mint_run_twice_is_one_agent(sandbox_factory, tmp_path):
         second = await mint_agent_in(ctx, path)
     assert first.state is LaunchState.CONFIRMED and first.finished, first
     assert first.key == "agent-twice" and first.asset
-    assert second == first  # reported from the journal, not minted again
+    assert not first.from_journal and second.from_journal  # the second, said so
+    assert second == dataclasses.replace(first, from_journal=True)  # not minted again
     assert agents_named(sandbox, "Twice Agent") == [first.asset]
     assert stats(sandbox)["api"].get("POST /v1/agents/mint") == 1
 

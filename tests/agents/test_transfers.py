@@ -23,7 +23,14 @@ from launchops.chain.checks import TransactionRefused, check_withdraw
 from launchops.pipeline.runner import run_launch
 from launchops.pipeline.transfers import begin_transfer
 from tests.support import forks
-from tests.support.pipeline import advance, context_for, profile_env, seed_agent, stats
+from tests.support.pipeline import (
+    advance,
+    context_for,
+    launchops,
+    profile_env,
+    seed_agent,
+    stats,
+)
 
 
 @pytest.fixture
@@ -224,12 +231,15 @@ def test_funding_list_and_cli(chain, tmp_path):
     assert result.returncode == 1, result.stderr[-1500:]
     report = json.loads(result.stdout)
     assert report["counts"] == {"confirmed": 2, "failed": 1}
+    assert [row["fromJournal"] for row in report["launches"]] == [False] * 3
     paid = [row for row in report["launches"] if row["state"] == "confirmed"]
     assert all(row["agent"] and row["amount"] and row["signature"] for row in paid)
     assert all("launchPage" in row and "launch_page" not in row for row in report["launches"])
     again = json.loads(run("agents", "fund-batch", str(listing), "--no-prefect", "--json").stdout)
     assert again["counts"] == {"confirmed": 2, "failed": 1}
     assert stats(chain)["rpc"]["sendTransaction"] == 2  # re-running paid nobody twice
+    # the two paid before are said so; the failed one was tried again
+    assert [row["fromJournal"] for row in again["launches"]] == [True, True, False]
     single = run(
         "agents", "fund", first["mintAddress"], "--amount", "0.1", "--memo", "cli", "--json"
     )
@@ -238,6 +248,33 @@ def test_funding_list_and_cli(chain, tmp_path):
     assert json.loads(run(*card).stdout)["name"] == first["name"]
     assert json.loads(run(*card).stdout)["name"] == first["name"]
     assert (tmp_path / "home" / "card-cache.json").exists()
+
+
+def test_a_fund_run_again_says_it_was_sent_and_a_new_id_or_memo_pays_again(chain, tmp_path):
+    """The docs' fund run twice: the second answers from the journal with the first's
+    signature, says so (`fromJournal` in --json) and sends nothing; what the docs give to
+    pay the same agent again on purpose (a new --id, another memo) pays again."""
+    env = profile_env(chain, tmp_path / "home")
+    agent = agents(chain)[0]["mintAddress"]
+    fund = ["agents", "fund", agent, "--amount", "0.25", "--memo", "compute for May"]
+    first = launchops(env, *fund, "--json")
+    assert first.returncode == 0, first.stderr
+    paid = json.loads(first.stdout)
+    assert paid["state"] == "confirmed" and paid["fromJournal"] is False, paid
+    [signature] = paid["signatures"]
+    again = launchops(env, *fund)
+    assert again.returncode == 0, again.stderr
+    said = f"already sent, from the journal: {signature[:6]}…{signature[-6:]} (nothing was"
+    assert again.stdout.startswith(said), again.stdout
+    assert json.loads(launchops(env, *fund, "--json").stdout) == {**paid, "fromJournal": True}
+    assert stats(chain)["rpc"]["sendTransaction"] == 1
+    new_id = launchops(env, *fund, "--id", "compute-for-may-2", "--json")
+    other_memo = [*fund[:-1], "compute for May, second half", "--json"]
+    for result in (new_id, launchops(env, *other_memo)):
+        assert result.returncode == 0, result.stderr
+        answer = json.loads(result.stdout)
+        assert not answer["fromJournal"] and answer["signatures"] != [signature], answer
+    assert stats(chain)["rpc"]["sendTransaction"] == 3
 
 
 async def test_the_funding_flow_through_prefect(chain, tmp_path, monkeypatch, prefect_server):

@@ -89,7 +89,7 @@ def test_the_cli_batch_reports_and_a_killed_batch_resumes(sandbox_factory, tmp_p
     assert (
         Path(result["reports"]["csv"]).read_text().splitlines()[0]
         == "file,key,state,launchPage,mint,error,ok,worker,agent,amount,signature,scheduledFor,"
-        "lamportsSpent,tipLamports,sniped"
+        "lamportsSpent,tipLamports,sniped,fromJournal"
     )
 
 

@@ -120,6 +120,20 @@ def test_a_register_that_gives_up_says_the_token_is_live(env, tmp_path):
     assert stats(sandbox)["api"]["POST /v1/launches/create"] == 1
 
 
+def test_a_batch_run_again_says_its_rows_came_from_the_journal(env, tmp_path):
+    sandbox, environment = env
+    folder = tmp_path / "launches"
+    write_launch(folder, "once.yaml", key="row-once")
+    first = run(environment, "batch", str(folder), "--no-prefect", "--json")
+    assert first.returncode == 0, first.stderr
+    assert [r["fromJournal"] for r in json.loads(first.stdout)["launches"]] == [False]
+    again = run(environment, "batch", str(folder), "--no-prefect", "--json")
+    assert again.returncode == 0, again.stderr
+    [row] = json.loads(again.stdout)["launches"]
+    assert row["state"] == "registered" and row["fromJournal"] is True, row
+    assert stats(sandbox)["api"]["POST /v1/launches/create"] == 1
+
+
 def test_mainnet_refuses_to_send_without_yes(env, tmp_path):
     _, environment = env
     result = run(environment, "launch", str(write_launch(tmp_path)), "--profile", "mainnet")
