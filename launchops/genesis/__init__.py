@@ -1,11 +1,12 @@
 """The Genesis program (`GNS1S5J5AspKXgpjz6SvKL66kPaKWAhaGRhCqPRxii2B`) as its public JS
 client, `@metaplex-foundation/genesis` 0.35.0, generates it, V2 only and what a launch
-uses: so far the layouts, the PDAs, `initializeV2` and `finalizeV2` (build and decode).
-Plain Python over solders; the sandbox builds and plays transactions with it, the client reads
+uses: the instructions of a create and after it (build and decode) and the PDAs. Plain
+Python over solders; the sandbox builds and plays transactions with it, the client reads
 and checks every transaction with it before signing.
 
 - codec.py: the umi serializers (integers, strings, options, structs, enums).
-- create_instructions.py: each instruction's data and accounts.
+- types.py: the program's types (conditions, end behaviors, schedules, extensions).
+- create_instructions.py, after_instructions.py: each instruction's data and accounts.
 - instructions.py: `build_instruction`, one builder per instruction, `decode_instruction`.
 - pdas.py.
 """
@@ -28,13 +29,16 @@ from launchops.genesis.pdas import (
     find_genesis_account_v2,
     find_metadata,
 )
+from launchops.genesis.types import BucketTimes, SwapDirection
 
 __all__ = [
     "GENESIS_PROGRAM",
     "KIND",
     "SPECS",
+    "BucketTimes",
     "DecodedInstruction",
     "LayoutError",
+    "SwapDirection",
     "associated_token_address",
     "build_instruction",
     "decode_instruction",

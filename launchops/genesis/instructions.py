@@ -1,4 +1,4 @@
-"""The Genesis V2 instructions a launch uses (create_instructions.py):
+"""The Genesis V2 instructions a launch uses (create_instructions.py, after_instructions.py):
 builders that return a solders `Instruction` from args and the accounts given by role,
 the others resolved as the JS client's builders resolve them, and `decode_instruction`,
 which reads one back (args, and accounts by role) or says why it cannot.
@@ -16,12 +16,13 @@ from typing import Any, NamedTuple
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
+from launchops.genesis.after_instructions import AFTER
 from launchops.genesis.codec import LayoutError
 from launchops.genesis.create_instructions import CREATE
 from launchops.genesis.instruction_spec import InstructionSpec, build, flag_problems, read_accounts
 from launchops.genesis.pdas import GENESIS_PROGRAM
 
-SPECS: dict[str, InstructionSpec] = {spec.name: spec for spec in CREATE}
+SPECS: dict[str, InstructionSpec] = {spec.name: spec for spec in (*CREATE, *AFTER)}
 BY_DISCRIMINATOR = {spec.discriminator: spec for spec in SPECS.values()}
 
 # Every instruction of the JS client, by discriminator (0 to 106, then 255 emitEvent):
@@ -146,3 +147,28 @@ def builder(name: str) -> Callable[..., Instruction]:
 
 initialize_v2 = builder("initializeV2")
 finalize_v2 = builder("finalizeV2")
+add_launch_pool_bucket_v2 = builder("addLaunchPoolBucketV2")
+add_launch_pool_bucket_v2_base = builder("addLaunchPoolBucketV2Base")
+add_launch_pool_bucket_v2_extensions = builder("addLaunchPoolBucketV2Extensions")
+add_presale_bucket_v2 = builder("addPresaleBucketV2")
+add_presale_bucket_v2_base = builder("addPresaleBucketV2Base")
+add_presale_bucket_v2_extensions = builder("addPresaleBucketV2Extensions")
+add_unlocked_bucket_v2 = builder("addUnlockedBucketV2")
+add_unlocked_bucket_v2_base = builder("addUnlockedBucketV2Base")
+add_unlocked_bucket_v2_extensions = builder("addUnlockedBucketV2Extensions")
+add_streamflow_bucket_v2 = builder("addStreamflowBucketV2")
+add_raydium_cpmm_bucket_v2 = builder("addRaydiumCpmmBucketV2")
+add_raydium_cpmm_bucket_v2_base = builder("addRaydiumCpmmBucketV2Base")
+add_raydium_cpmm_bucket_v2_extensions = builder("addRaydiumCpmmBucketV2Extensions")
+add_constant_product_bonding_curve_bucket_v2 = builder("addConstantProductBondingCurveBucketV2")
+add_constant_product_bonding_curve_bucket_v2_base = builder(
+    "addConstantProductBondingCurveBucketV2Base"
+)
+add_bonding_curve_bucket_v2_extensions = builder("addBondingCurveBucketV2Extensions")
+swap_bonding_curve_v2 = builder("swapBondingCurveV2")
+deposit_launch_pool_v2 = builder("depositLaunchPoolV2")
+claim_launch_pool_v2 = builder("claimLaunchPoolV2")
+claim_unlocked_v2 = builder("claimUnlockedV2")
+claim_bonding_curve_creator_fee_v2 = builder("claimBondingCurveCreatorFeeV2")
+graduate_to_raydium_cpmm_v2 = builder("graduateToRaydiumCpmmV2")
+revoke_v2 = builder("revokeV2")

@@ -20,6 +20,7 @@ from launchops.genesis import (
     pdas,
 )
 from launchops.genesis import codec as c
+from launchops.genesis import types as t
 from launchops.genesis.instructions import SPECS, finalize_v2, initialize_v2
 from tests.genesis.samples import (
     GENESIS,
@@ -27,6 +28,7 @@ from tests.genesis.samples import (
     MINT,
     OTHER,
     PAYER,
+    TRADING,
     assert_within,
 )
 
@@ -59,6 +61,31 @@ def test_bools_and_option_tags_other_than_0_or_1_are_refused():
     for codec, data in ((c.BOOL, b"\x02"), (option, b"\x02\x05")):
         with pytest.raises(LayoutError):
             codec.decode(data)
+
+
+def test_a_fixed_size_option_writes_its_sentinel_for_none():
+    condition_none = b"\xff" + bytes(55) + b"\xff" * 7 + b"\x7f"
+    assert condition_none == t.CONDITION_NONE
+    schedule = c.FixedOption(t.LINEAR_BPS_SCHEDULE_V2, t.LINEAR_BPS_SCHEDULE_NONE)
+    assert schedule.encode(None) == bytes(24) + condition_none + bytes(72)
+    assert schedule.decode(schedule.encode(None)) is None
+    timestamp = c.FixedOption(c.I64, t.I64_NONE)
+    assert timestamp.decode(c.I64.encode(2**63 - 1)) is None  # as the client reads it
+    assert timestamp.decode(c.I64.encode(0)) == 0
+    with pytest.raises(ValueError):
+        c.FixedOption(c.U64, bytes(7))
+
+
+def test_a_condition_is_64_bytes_whatever_its_variant():
+    assert t.CONDITION.size == 64 and t.BEHAVIOR.size == 40
+    value = t.time_relative(OTHER, t.BucketTimes.Graduate, -5)
+    data = t.CONDITION.encode(value)
+    assert data[:2] == bytes([t.ConditionTypes.TimeRelative, t.BucketTimes.Graduate])
+    assert_within(t.CONDITION.decode(data), {**value, "triggeredTimestamp": None})
+    with pytest.raises(LayoutError, match="no variant 6"):
+        t.CONDITION.decode(bytes([6]) + bytes(63))
+    with pytest.raises(LayoutError, match="no variant 'Sometimes'"):
+        t.CONDITION.encode(c.variant("Sometimes"))
 
 
 def test_initialize_v2_data_is_laid_out_as_the_notes_say():
@@ -130,7 +157,7 @@ def test_a_build_says_what_it_lacks_or_does_not_know():
     with pytest.raises(LayoutError, match=r"not one that may sign: \['mint'\]"):
         finalize_v2({}, {"mint": MINT}, payer=PAYER)
     with pytest.raises(LayoutError, match="not one that may sign"):
-        finalize_v2({}, {"genesisAccount": GENESIS}, payer=PAYER, signers={"genesisAccount"})
+        build_instruction("swapBondingCurveV2", {}, TRADING, payer=PAYER, signers={"bucket"})
     with pytest.raises(LayoutError, match="fundingMode: missing"):
         initialize_v2({"totalSupplyBaseToken": 1}, {"baseMint": MINT}, payer=PAYER)
     with pytest.raises(LayoutError, match="no Genesis instruction 'initializeV9'"):
