@@ -21,6 +21,7 @@ from launchops.genesis.codec import (
     U16,
     U64,
     Array,
+    Codec,
     DataEnum,
     Enum,
     Field,
@@ -166,7 +167,8 @@ CLAIM_SCHEDULE = Struct(
 )
 
 
-def _one(name: str, field: str, codec: Any = U64) -> Struct:
+def _one(name: str, field: str, codec: Codec = U64) -> Struct:
+    """A struct of one field."""
     return Struct(name, [Field(field, codec)])
 
 

@@ -15,13 +15,19 @@ from launchops.genesis import (
     GENESIS_PROGRAM,
     LayoutError,
     build_instruction,
+    decode_account,
+    decode_account_as,
     decode_instruction,
+    describe,
+    encode_account,
     instruction_problems,
     pdas,
 )
 from launchops.genesis import codec as c
+from launchops.genesis import metadata as m
 from launchops.genesis import types as t
 from launchops.genesis.instructions import SPECS, finalize_v2, initialize_v2
+from tests.genesis.account_samples import ACCOUNTS, METADATA
 from tests.genesis.samples import (
     GENESIS,
     INSTRUCTIONS,
@@ -108,6 +114,27 @@ def test_every_instruction_reads_back_what_it_writes(index):
     assert SPECS[name].encode(args) == bytes(built.data)
 
 
+@pytest.mark.parametrize("index", range(len(ACCOUNTS)), ids=lambda i: ACCOUNTS[i][0])
+def test_every_account_reads_back_what_it_writes(index):
+    name, value = ACCOUNTS[index]
+    data = encode_account(name, value)
+    found, decoded = decode_account(data + bytes(9))  # room after it, ignored
+    assert found == name
+    assert_within(decoded, value)
+    assert encode_account(name, decoded) == data
+    assert decode_account_as(name, data, exact=True) == decoded
+
+
+def test_an_account_of_another_kind_or_key_is_refused():
+    data = encode_account(*ACCOUNTS[0])
+    with pytest.raises(LayoutError, match="a GenesisAccountV2, not a UnlockedBucketV2"):
+        decode_account_as("UnlockedBucketV2", data)
+    with pytest.raises(LayoutError, match="no Genesis V2 account has key 1"):
+        decode_account(b"\x01" + data[1:])
+    with pytest.raises(LayoutError, match="bytes left over"):
+        decode_account(data + b"\x00", exact=True)
+
+
 INIT = initialize_v2(
     {"fundingMode": 0, "totalSupplyBaseToken": 1, "name": "n", "uri": "u", "symbol": "s"},
     {"baseMint": MINT},
@@ -174,3 +201,21 @@ def test_instruction_problems_names_the_flags_an_account_lacks():
         "initializeV2: payer does not sign",
     ]
     assert instruction_problems(INIT) == []
+
+
+def test_the_metadata_account_is_padded_as_the_program_pads_it():
+    value = METADATA[0]
+    assert len(value["name"]) == 32 and len(value["uri"]) == 200
+    assert m.unpuff(value["symbol"]) == "CURVE"
+    data = m.encode_metadata(value)
+    assert len(data) == m.MAX_METADATA_LEN == 679
+    assert_within(m.decode_metadata(data), value)
+    with pytest.raises(LayoutError, match="more than 10"):
+        m.puff_out({**value, "symbol": "ELEVENCHARS"})
+    with pytest.raises(LayoutError, match="not a MetadataV1"):
+        m.decode_metadata(b"\x06" + data[1:])
+
+
+def test_errors_are_described_by_code():
+    assert describe(0) == "InvalidSystemProgram: Invalid System Program"
+    assert describe(9999) == "custom error 9999 (not a Genesis one)"

@@ -2,7 +2,8 @@
 0.35.0, with `mpl-token-metadata` and `mpl-toolbox`; tests/interop/js/genesis_layouts.mjs).
 For every instruction, the client's builder and ours make the same data, byte for byte,
 and the same accounts in the same order with the same flags, defaults resolved; every
-discriminator is the client's. Both ways: what the client wrote decodes
+account and the Token Metadata account serialize to the same bytes; the PDAs, the custom
+errors and the discriminators are the client's. Both ways: what the client wrote decodes
 here to what was given. One node process for the whole module.
 """
 
@@ -16,10 +17,15 @@ import pytest
 from solders.instruction import AccountMeta
 from solders.pubkey import Pubkey
 
-from launchops.genesis import instructions, pdas
+from launchops.genesis import accounts, errors, instructions, metadata, pdas
 from launchops.genesis.instruction_spec import SIGNS
+from tests.genesis.account_samples import ACCOUNTS, METADATA
 from tests.genesis.samples import (
+    BUCKET,
+    GENESIS,
     INSTRUCTIONS,
+    MINT,
+    OTHER,
     Ix,
     assert_within,
 )
@@ -74,8 +80,56 @@ def ix_case(ix: Ix) -> dict[str, Any]:
     }
 
 
+def full_account(name: str, value: dict[str, Any]) -> dict[str, Any]:
+    return accounts.BY_NAME[name].decode(accounts.encode_account(name, value))
+
+
+PDAS = [
+    ("findGenesisAccountV2Pda", {"baseMint": MINT, "genesisIndex": 0}),
+    ("findGenesisAccountV2Pda", {"baseMint": MINT, "genesisIndex": 513}),
+    *(
+        (f"find{kind}Pda", {"genesisAccount": GENESIS, "bucketIndex": 7})
+        for kind in pdas.BUCKET_PREFIXES
+    ),
+    *((f"find{kind}Pda", {"bucket": BUCKET, "recipient": OTHER}) for kind in pdas.DEPOSIT_PREFIXES),
+    ("findRaydiumBucketSignerPda", {"bucket": BUCKET}),
+    ("findRaydiumSignerPda", {}),
+    ("findMetadataPda", {"mint": MINT}),
+    ("findAssociatedTokenPda", {"mint": MINT, "owner": GENESIS}),
+]
+
+
+def ours(pda: str, seeds: dict[str, Any]) -> tuple[Pubkey, int] | Pubkey:
+    kind = pda.removeprefix("find").removesuffix("Pda")
+    if kind == "GenesisAccountV2":
+        return pdas.find_genesis_account_v2(seeds["baseMint"], seeds["genesisIndex"])
+    if kind in pdas.BUCKET_PREFIXES:
+        return pdas.find_bucket_v2(kind, seeds["genesisAccount"], seeds["bucketIndex"])
+    if kind in pdas.DEPOSIT_PREFIXES:
+        return pdas.find_deposit_v2(kind, seeds["bucket"], seeds["recipient"])
+    if kind == "RaydiumBucketSigner":
+        return pdas.find_raydium_bucket_signer(seeds["bucket"])
+    if kind == "Metadata":
+        return pdas.find_metadata(seeds["mint"])
+    if kind == "AssociatedToken":
+        return pdas.associated_token_address(seeds["owner"], seeds["mint"])
+    return pdas.find_raydium_signer()
+
+
 CASES: dict[str, dict[str, Any]] = {
     **{f"{ix.name}-{i}": ix_case(ix) for i, ix in enumerate(INSTRUCTIONS)},
+    **{
+        f"{n}-{i}": {"account": n, "value": to_js(full_account(n, v))}
+        for i, (n, v) in enumerate(ACCOUNTS)
+    },
+    **{
+        f"metadata-{i}": {
+            "metadata": to_js(metadata.METADATA.decode(metadata.encode_metadata(v, space=None)))
+        }
+        for i, v in enumerate(METADATA)
+    },
+    **{f"pda-{i}": {"pda": p, "seeds": to_js(s)} for i, (p, s) in enumerate(PDAS)},
+    "errors": {"errors": True},
     "discriminators": {"discriminators": True},
 }
 
@@ -116,6 +170,45 @@ def test_an_instruction_is_the_js_clients_both_ways(js, index):
     for account, key in zip(spec.accounts, keys, strict=False):
         assert roles[account.name] in (key, None)
     assert instructions.instruction_problems(built) == []
+
+
+@pytest.mark.parametrize("index", range(len(ACCOUNTS)), ids=lambda i: f"{ACCOUNTS[i][0]}-{i}")
+def test_an_account_is_the_js_clients_both_ways(js, index):
+    name, value = ACCOUNTS[index]
+    theirs = js[f"{name}-{index}"]
+    data = accounts.encode_account(name, value)
+    assert data.hex() == theirs["data"]
+    if theirs["size"] is not None:
+        assert len(data) == theirs["size"] == accounts.BY_NAME[name].size
+    found, decoded = accounts.decode_account(bytes.fromhex(theirs["data"]), exact=True)
+    assert found == name
+    assert_within(decoded, {**value, "key": accounts.BY_NAME[name].fields[0].default})
+
+
+@pytest.mark.parametrize("index", range(len(METADATA)))
+def test_the_metadata_account_is_the_js_clients_both_ways(js, index):
+    value = METADATA[index]
+    theirs = bytes.fromhex(js[f"metadata-{index}"]["data"])
+    assert metadata.encode_metadata(value, space=None) == theirs
+    padded = metadata.encode_metadata(value)
+    assert len(padded) == metadata.MAX_METADATA_LEN and padded.startswith(theirs)
+    assert_within(metadata.decode_metadata(padded), value)
+
+
+def test_the_pdas_are_the_js_clients(js):
+    for index, (pda, seeds) in enumerate(PDAS):
+        found = ours(pda, seeds)
+        theirs = js[f"pda-{index}"]
+        if isinstance(found, Pubkey):
+            assert str(found) == theirs[0], pda
+        else:
+            assert [str(found[0]), found[1]] == theirs, pda
+
+
+def test_the_errors_are_the_js_clients(js):
+    theirs = {code: (name, message) for code, name, message in js["errors"]}
+    assert theirs == errors.GENESIS_ERRORS
+    assert errors.describe(3) == "NumericalOverflow: Numerical overflow"
 
 
 def test_the_discriminators_are_the_js_clients(js):
