@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from contextlib import nullcontext
@@ -141,7 +142,7 @@ def launch(
         raise refuse(f"{file}: no such launch file")
     if not dry_run:
         call.refuse_sending(guard=False)  # mainnet without --yes: no network call either
-    _valid_before_sending(settings, file)
+    planned = _valid_before_sending(settings, file)
     if not dry_run:
         call.refuse_sending()
     if dry_run:
@@ -150,7 +151,8 @@ def launch(
 
             _print_dry_run(run(library.dry_run(file, profile=settings)), call.as_json)
         return
-    result = _launch(call, file, None, replace, now)
+    known = None if replace or planned is None else _finished(settings, *planned)
+    result = known or _launch(call, file, None, replace, now)
     again = f"launchops launch {file}" + (" --now" if now else "")
     _finish(settings, result, out, call.as_json, again)
 
@@ -166,14 +168,35 @@ def resume(
     settings = call.settings
     if call.prefect and not run(_read_journal(settings, key))[0]:  # before Prefect starts
         raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
-    result = _launch(call, None, key, False)
+    result = _finished(settings, key) or _launch(call, None, key, False)
     _finish(settings, result, out, call.as_json, f"launchops resume {key}")
 
 
-def _valid_before_sending(settings: Profile, file: Path) -> None:
+def _finished(settings: Profile, key: str, config_hash: str | None = None) -> dict | None:
+    """The result of launch `key` when the journal holds it finished for good (with
+    `config_hash`: from the same file as written now), answered from the journal: no
+    flow, no Prefect server, no sandbox to start. None when there is work to do."""
+    from launchops.library.results import LaunchResult
+    from launchops.pipeline.embedded import sandbox_running
+    from launchops.states import done
+
+    [record, *_] = run(_read_journal(settings, key))[0] or [None]
+    if record is None or not done(record.state, record.kind):
+        return None
+    if config_hash is not None and record.config_hash != config_hash:
+        return None  # an edited file: the run refuses it, saying how to go on
+    result = dataclasses.replace(LaunchResult.of(settings, record), from_journal=True).to_json()
+    served = result.get("launchPage") and settings.embedded_sandbox
+    if served and not sandbox_running(settings.rpc_url, tries=1):  # as a run starting it says
+        result["launchPageServedBy"] = f"launchops sandbox serve --profile {settings.name}"
+    return result
+
+
+def _valid_before_sending(settings: Profile, file: Path) -> tuple[str, str] | None:
     """The file's problems as the validate step finds them, said before any network call
     (the network guard's included) and before Prefect starts, through either driver (a
-    `prefect-secret:` first buyer is left to the run, which can read it)."""
+    `prefect-secret:` first buyer is left to the run, which can read it). The launch's
+    key and configuration hash when the file plans as it is (None: the run decides)."""
     from launchops.chain.keys import load_keypair
     from launchops.config.launchfile import plan_launch
     from launchops.config.rules import NO_KEY_KNOWN
@@ -186,7 +209,7 @@ def _valid_before_sending(settings: Profile, file: Path) -> None:
         wallet = None  # the flow reads a prefect-secret: key, and says why it cannot
         unreadable = None if settings.keypair.startswith("prefect-secret:") else exc
     try:
-        plan_launch(settings, wallet, file, check_times=True)
+        plan = plan_launch(settings, wallet, file, check_times=True)
     except LaunchFileError as exc:
         problems = [
             p
@@ -195,8 +218,10 @@ def _valid_before_sending(settings: Profile, file: Path) -> None:
         ]
         if problems:
             raise LaunchFileError(problems) from None
+        plan = None
     if unreadable is not None:  # the key's error, not the wallet rule it would trip
         raise unreadable
+    return (plan.key, plan.config_hash) if plan is not None else None
 
 
 def _launch(

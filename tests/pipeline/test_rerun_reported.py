@@ -41,3 +41,37 @@ def test_a_rerun_says_it_came_from_the_journal(sandbox_factory, tmp_path, prefec
         "print(again.from_journal, again.to_json()['fromJournal'])\n"
     )
     assert run_python(script, {**env}).split() == ["True", "True"]
+
+
+def test_a_finished_launch_and_resume_answer_from_the_journal_without_prefect(
+    sandbox_factory, tmp_path, prefect_env
+):
+    """Nothing to run, nothing started: a finished launch run again (and resumed) through
+    the Prefect driver answers from the journal without asking Prefect anything (here its
+    API is an address nothing listens at), the same as a run that starts it would."""
+    sandbox = sandbox_factory(slot_ms=50)
+    work, env = workspace(sandbox, tmp_path, **prefect_env)
+    first = subprocess.run(
+        ["bash", "-c", FIRST + " --no-prefect --json"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert first.returncode == 0, first.stderr[-2000:]
+    launched = json.loads(first.stdout)
+    nowhere = {**env, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    for command in (FIRST, f"launchops resume {launched['key']}"):
+        again = subprocess.run(
+            ["bash", "-c", command + " --json"],
+            cwd=work,
+            env=nowhere,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert again.returncode == 0, (command, again.stderr[-2000:])
+        answer = json.loads(again.stdout)
+        assert answer["fromJournal"] is True and answer["state"] == "registered"
+        assert answer["mint"] == launched["mint"]
