@@ -25,6 +25,7 @@ FLOORS = [
     # the ground: what everything names
     ("errors", "states", "lazy", "exposure", "version", "web", "urls"),
     ("retries",),  # who retries what, in numbers
+    ("genesis",),  # the Genesis program's layouts, PDAs and errors, as its client has them
     ("api",),  # the service's contract and its client
     ("chain",),  # keys, signing, the RPC, watching signatures
     ("journal",),  # the persisted state of every launch
