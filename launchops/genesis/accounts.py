@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from launchops.genesis import types as t
+import launchops.genesis.types as t
 from launchops.genesis.codec import (
     BOOL,
     I64,

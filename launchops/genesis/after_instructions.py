@@ -5,7 +5,7 @@ claims, graduation to Raydium CPMM, and `revokeV2` (the mint's and freeze author
 
 from __future__ import annotations
 
-from launchops.genesis import types as t
+import launchops.genesis.types as t
 from launchops.genesis.codec import BOOL, U64, Enum, Field, pad
 from launchops.genesis.create_instructions import (
     ATA_PROGRAM,

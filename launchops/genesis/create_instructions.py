@@ -6,7 +6,7 @@ allocation (each with its `Base` and `Extensions` forms where the client has the
 
 from __future__ import annotations
 
-from launchops.genesis import types as t
+import launchops.genesis.types as t
 from launchops.genesis.codec import (
     BOOL,
     PUBKEY,

@@ -19,7 +19,7 @@ from typing import Any
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
-from launchops.genesis import pdas
+import launchops.genesis.pdas as pdas
 from launchops.genesis.codec import U8, Field, LayoutError, Struct
 
 SIGNS, MAY_SIGN = "signs", "may sign"

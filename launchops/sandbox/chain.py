@@ -40,7 +40,6 @@ from launchops.sandbox.formats import (
     new_table,
     table_candidates,
 )
-from launchops.sandbox.play import Played, Player, played
 from launchops.sandbox.tx_errors import err_json, meta_of, preflight_failure
 
 BLOCKHASH_VALIDITY = 150
@@ -96,9 +95,9 @@ class Chain:
     on_set: Callable[[Pubkey, Account], None] | None = None  # an account written directly
     # A transaction of a program that does not run here, played by the sandbox: its effect
     # (`apply(chain)` answers the error, or None), else None (launchops.sandbox.emulation).
+    # (launchops.sandbox.play: the instructions of programs LiteSVM cannot run, played; a
+    # play answers `simulate(chain)` too, for a preflight and simulateTransaction.)
     emulate: Callable[[VersionedTransaction], Any] | None = None
-    # The programs LiteSVM cannot run, played by the sandbox (launchops.sandbox.play).
-    players: dict[Pubkey, Player] = field(default_factory=dict)
     rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
@@ -231,7 +230,7 @@ class Chain:
         if not self.blockhash_valid(tx.message.recent_blockhash):
             raise preflight_failure("BlockhashNotFound")
         emulated = self._emulated(tx)
-        if isinstance(emulated, Played):
+        if hasattr(emulated, "simulate"):
             err, logs = emulated.simulate(self)
             if err is not None:
                 raise preflight_failure(err, logs, 0)
@@ -288,12 +287,8 @@ class Chain:
         )
 
     def _emulated(self, tx: VersionedTransaction) -> Any:
-        """What the sandbox does for `tx` in place of LiteSVM, if anything: an emulation
-        (`emulate`), or the play of its instructions of programs that do not run here."""
-        emulated = self.emulate(tx) if self.emulate is not None else None
-        if emulated is None and self.players:
-            emulated = played(tx, self.keys_of(tx), self.players)
-        return emulated
+        """What the sandbox does for `tx` in place of LiteSVM, if anything (`emulate`)."""
+        return self.emulate(tx) if self.emulate is not None else None
 
     def record(self, tx: VersionedTransaction, landed: Landed) -> None:
         """Keep a transaction that ran, and tell whoever keeps the chain."""
@@ -331,7 +326,7 @@ class Chain:
     def simulate(self, raw: bytes) -> dict[str, Any]:
         tx = VersionedTransaction.from_bytes(raw)
         emulated = self._emulated(tx)
-        if isinstance(emulated, Played):
+        if hasattr(emulated, "simulate"):
             err, logs = emulated.simulate(self)
             failed, units = err is not None, 0
         else:

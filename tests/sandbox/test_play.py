@@ -14,7 +14,7 @@ from solders.transaction import VersionedTransaction
 
 from launchops.errors import RpcError
 from launchops.sandbox.chain import Chain
-from launchops.sandbox.play import Call, Play, Refused
+from launchops.sandbox.play import Call, Play, Refused, played
 
 PROGRAM = Pubkey.from_string("P1ay111111111111111111111111111111111111111")
 SOL = 10**9
@@ -44,7 +44,7 @@ def send(chain: Chain, payer: Keypair, ixs: list[Instruction], *signers: Keypair
 @pytest.fixture
 def chain() -> Chain:
     chain = Chain(slot_ms=0)
-    chain.players[PROGRAM] = note
+    chain.emulate = lambda tx: played(tx, chain.keys_of(tx), {PROGRAM: note})
     return chain
 
 
