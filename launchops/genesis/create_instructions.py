@@ -317,6 +317,26 @@ ADD_BONDING_CURVE_BUCKET_V2_EXTENSIONS = spec(
     "addBondingCurveBucketV2Extensions", 88, *extending(t.BONDING_CURVE_V2_EXTENSION, FIRST_BUYER)
 )
 
+
+def behaving(name: str, discriminator: int) -> InstructionSpec:
+    """A `set...BucketV2Behaviors` instruction: a bucket's end behaviors, set once."""
+    return spec(
+        name,
+        discriminator,
+        pad("padding", 3),
+        Field("endBehaviors", Array(t.BEHAVIOR)),
+        acc("genesisAccount"),
+        acc("bucket", "w"),
+        PAYS,
+        AUTHORITY,
+        SYSTEM,
+    )
+
+
+SET_LAUNCH_POOL_BUCKET_V2_BEHAVIORS = behaving("setLaunchPoolBucketV2Behaviors", 75)
+SET_PRESALE_BUCKET_V2_BEHAVIORS = behaving("setPresaleBucketV2Behaviors", 80)
+SET_BONDING_CURVE_BUCKET_V2_BEHAVIORS = behaving("setBondingCurveBucketV2Behaviors", 90)
+
 CREATE = (
     INITIALIZE_V2,
     FINALIZE_V2,
@@ -336,4 +356,7 @@ CREATE = (
     ADD_CONSTANT_PRODUCT_BONDING_CURVE_BUCKET_V2,
     ADD_CONSTANT_PRODUCT_BONDING_CURVE_BUCKET_V2_BASE,
     ADD_BONDING_CURVE_BUCKET_V2_EXTENSIONS,
+    SET_LAUNCH_POOL_BUCKET_V2_BEHAVIORS,
+    SET_PRESALE_BUCKET_V2_BEHAVIORS,
+    SET_BONDING_CURVE_BUCKET_V2_BEHAVIORS,
 )

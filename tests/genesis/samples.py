@@ -221,6 +221,9 @@ INSTRUCTIONS = [
         {**ADDING, "quoteMint": OTHER},
     ),
     Ix("addPresaleBucketV2Base", {"allocationQuoteTokenCap": 5, **DEPOSIT_CLAIM}, dict(ADDING)),
+    Ix("setLaunchPoolBucketV2Behaviors", {"endBehaviors": BEHAVIORS}, EXTENDING),
+    Ix("setPresaleBucketV2Behaviors", {"endBehaviors": BEHAVIORS[:1]}, EXTENDING),
+    Ix("setBondingCurveBucketV2Behaviors", {"endBehaviors": []}, EXTENDING),
     Ix("addPresaleBucketV2Extensions", {"extensions": _extensions(presale_options())}, EXTENDING),
     Ix(
         "addUnlockedBucketV2",
