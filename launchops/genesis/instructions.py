@@ -23,6 +23,20 @@ from launchops.genesis.instruction_spec import InstructionSpec, build, flag_prob
 from launchops.genesis.pdas import GENESIS_PROGRAM
 
 SPECS: dict[str, InstructionSpec] = {spec.name: spec for spec in (*CREATE, *AFTER)}
+# The bucket each add instruction makes: its account's kind (a key of BUCKET_PREFIXES).
+ADDS_BUCKET = {
+    "addLaunchPoolBucketV2": "LaunchPoolBucketV2",
+    "addLaunchPoolBucketV2Base": "LaunchPoolBucketV2",
+    "addPresaleBucketV2": "PresaleBucketV2",
+    "addPresaleBucketV2Base": "PresaleBucketV2",
+    "addUnlockedBucketV2": "UnlockedBucketV2",
+    "addUnlockedBucketV2Base": "UnlockedBucketV2",
+    "addStreamflowBucketV2": "StreamflowBucketV2",
+    "addRaydiumCpmmBucketV2": "RaydiumCpmmBucketV2",
+    "addRaydiumCpmmBucketV2Base": "RaydiumCpmmBucketV2",
+    "addConstantProductBondingCurveBucketV2": "BondingCurveBucketV2",
+    "addConstantProductBondingCurveBucketV2Base": "BondingCurveBucketV2",
+}
 BY_DISCRIMINATOR = {spec.discriminator: spec for spec in SPECS.values()}
 
 # Every instruction of the JS client, by discriminator (0 to 106, then 255 emitEvent):

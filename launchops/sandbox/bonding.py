@@ -1,9 +1,12 @@
-"""A bonding curve's first buy in the sandbox. The Genesis program does not run here, so
-the swap is made of real SPL instructions with the same outcome: the buyer's SOL lands in
-the curve's quote account (wrapped SOL at the curve bucket's PDA), and the tokens a
-constant-product swap on the curve's virtual reserves gives for it go to the buyer's
-token account instead of the curve's bucket. The buyer signs its own SOL transfer, so a
-first buyer other than the creator signs the launch's last transaction too.
+"""A bonding curve's price, and its first buy. The curve is a constant product over its
+virtual reserves (`virtualSol` and `virtualTokens` of its bucket) moved by what it has
+sold and taken in; a buy pays a protocol fee (to the fee wallet) and a creator fee (kept
+in the curve's quote account until claimed) out of its SOL, and the rest buys tokens.
+
+The first buy is the buyer's `swapBondingCurveV2` in a transaction of its own after the
+launch is final (its wrapped SOL account made and funded, its token account made): the
+swap's price is the curve's when it lands, so a buy that got in first (a sniper) leaves
+it fewer tokens.
 """
 
 from __future__ import annotations
@@ -13,34 +16,63 @@ from dataclasses import dataclass
 
 from solders.instruction import Instruction
 from solders.pubkey import Pubkey
-from solders.system_program import TransferParams, transfer
-from spl.token.instructions import (
-    create_idempotent_associated_token_account,
-    mint_to_checked,
-    sync_native,
-)
-from spl.token.models import MintToCheckedParams, SyncNativeParams
 
-from launchops.api import programs as p
-from launchops.api.allocations import (
-    BondingCurveAllocation,
-)
+from launchops.api.allocations import BondingCurveAllocation
 from launchops.api.amounts import base_units, lamports
 from launchops.api.models import ErrorDetail, LaunchConfig
+from launchops.genesis.pdas import associated_token_address
+from launchops.sandbox.genesis_create import GenesisPlan, PlannedBucket, quote_units
+from launchops.sandbox.genesis_tx import first_buy_instructions
 
 SOL_DECIMALS = 9
+PROTOCOL_FEE_BPS = 50
+CREATOR_FEE_BPS = 60
+
+
+@dataclass(frozen=True)
+class Swap:
+    """What a buy of `paid` lamports does: the fees out of it, the tokens it gets."""
+
+    paid: int
+    protocol_fee: int
+    creator_fee: int
+    tokens: int
+
+    @property
+    def net(self) -> int:
+        """What goes into the curve's reserves."""
+        return self.paid - self.protocol_fee - self.creator_fee
+
+
+def buy(virtual_sol: int, virtual_tokens: int, sold: int, taken: int, left: int, paid: int) -> Swap:
+    """A buy of `paid` lamports from a curve that has `sold` tokens and `taken` lamports in
+    its reserves so far, with `left` tokens still to sell."""
+    protocol = paid * PROTOCOL_FEE_BPS // 10_000
+    creator = paid * CREATOR_FEE_BPS // 10_000
+    net = paid - protocol - creator
+    sol, tokens = virtual_sol + taken, virtual_tokens - sold
+    out = min(tokens * net // (sol + net), left) if net > 0 else 0
+    return Swap(paid, protocol, creator, max(out, 0))
 
 
 @dataclass(frozen=True)
 class FirstBuy:
     buyer: Pubkey
-    lamports: int  # SOL paid into the curve
-    tokens: int  # base units the curve gives for it
-    vault: Pubkey  # the curve's quote account: wrapped SOL owned by its bucket PDA
+    bucket: PlannedBucket  # the curve's
+    swap: Swap  # at the opening price
+    vault: Pubkey  # the curve's quote account: wrapped SOL of its bucket
     account: Pubkey  # the buyer's token account
 
+    @property
+    def lamports(self) -> int:
+        return self.swap.paid
 
-def first_buy(config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> FirstBuy | None:
+    @property
+    def tokens(self) -> int:
+        return self.swap.tokens
+
+
+def first_buy(config: LaunchConfig, launch: GenesisPlan) -> FirstBuy | None:
     """The launch's first buy, when its bonding curve has one enabled."""
     curve = next((a for a in config.allocations if isinstance(a, BondingCurveAllocation)), None)
     if curve is None or not curve.bonding_curve_v2.first_buy.enabled:
@@ -48,76 +80,43 @@ def first_buy(config: LaunchConfig, genesis: Pubkey, mint: Pubkey) -> FirstBuy |
     settings = curve.bonding_curve_v2
     buyer, amount = settings.first_buy.buyer, settings.first_buy.amount
     assert buyer is not None and amount is not None  # an enabled first buy has both
-    paid = lamports(amount)
-    virtual_base = base_units(settings.virtual_base_tokens, config.decimals)
-    virtual_quote = base_units(settings.virtual_quote_tokens, SOL_DECIMALS)
-    tokens = min(virtual_base * paid // (virtual_quote + paid), curve_supply(curve, config))
-    owner = p.bucket_pda(curve.type, genesis, 0)
+    [bucket] = launch.of("bondingCurveV2")
+    opening = buy(
+        quote_units(settings.virtual_quote_tokens, launch.quote_mint),
+        base_units(settings.virtual_base_tokens, config.decimals),
+        0,
+        0,
+        bucket.allocation,
+        lamports(amount),
+    )
     return FirstBuy(
         buyer=buyer,
-        lamports=paid,
-        tokens=tokens,
-        vault=p.token_account_address(owner, p.NATIVE_MINT, p.TOKEN_PROGRAM),
-        account=p.token_account_address(buyer, mint),
+        bucket=bucket,
+        swap=opening,
+        vault=associated_token_address(bucket.address, launch.quote_mint),
+        account=associated_token_address(buyer, launch.mint),
     )
 
 
-def curve_supply(curve: BondingCurveAllocation, config: LaunchConfig) -> int:
-    return base_units(curve.supply, config.decimals)
+def instructions(first: FirstBuy, launch: GenesisPlan) -> list[Instruction]:
+    """The buyer's swap, as its client sends it (no floor on what it gets: the curve's
+    price when it lands)."""
+    return first_buy_instructions(launch, first.bucket, first.buyer, first.lamports, 0)
 
 
-def instructions(
-    buy: FirstBuy, config: LaunchConfig, creator: Pubkey, genesis: Pubkey, mint: Pubkey
-) -> list[Instruction]:
-    """The swap's outcome in SPL instructions (the creator pays the accounts' rent and is
-    the mint's authority until the launch revokes it)."""
-    owner = p.bucket_pda("bondingCurveV2", genesis, 0)
+def mismatches(first: FirstBuy, read_amount: Callable[[Pubkey], int | None]) -> list[ErrorDetail]:
+    """What the chain shows against the first buy: the buyer's tokens (at most the opening
+    price's: a buy ahead of it moved the price)."""
+    got = read_amount(first.account)
+    if got is not None and 0 < got <= first.tokens:
+        return []
+    shown = "no account" if got is None else f"{got} base units"
     return [
-        create_idempotent_associated_token_account(creator, owner, p.NATIVE_MINT, p.TOKEN_PROGRAM),
-        transfer(TransferParams(from_pubkey=buy.buyer, to_pubkey=buy.vault, lamports=buy.lamports)),
-        sync_native(SyncNativeParams(program_id=p.TOKEN_PROGRAM, account=buy.vault)),
-        *mint_into(creator, mint, buy.buyer, buy.account, buy.tokens, config.decimals),
+        ErrorDetail(
+            path=["allocations", "Bonding Curve", "firstBuy.buyer"],
+            message=f"{first.account} holds {shown}, expected up to {first.tokens} base units",
+        )
     ]
 
 
-def mint_into(
-    creator: Pubkey, mint: Pubkey, owner: Pubkey, account: Pubkey, amount: int, decimals: int
-) -> list[Instruction]:
-    """`owner`'s token account for `mint` (made if missing, the creator paying), then
-    `amount` minted into it by the creator, the mint's authority."""
-    return [
-        create_idempotent_associated_token_account(creator, owner, mint, p.TOKEN_2022_PROGRAM),
-        mint_to_checked(
-            MintToCheckedParams(
-                program_id=p.TOKEN_2022_PROGRAM,
-                mint=mint,
-                dest=account,
-                mint_authority=creator,
-                amount=amount,
-                decimals=decimals,
-            )
-        ),
-    ]
-
-
-def mismatches(buy: FirstBuy, read_amount: Callable[[Pubkey], int | None]) -> list[ErrorDetail]:
-    """What the chain shows against the first buy: the SOL in the curve's quote account,
-    the tokens in the buyer's."""
-    found = []
-    for where, key, want, unit in (
-        ("firstBuy.amount", buy.vault, buy.lamports, "lamports of wrapped SOL"),
-        ("firstBuy.buyer", buy.account, buy.tokens, "base units"),
-    ):
-        got = read_amount(key)
-        if got != want:
-            shown = "no account" if got is None else f"{got} {unit}"
-            found.append(
-                ErrorDetail(
-                    path=["allocations", "Bonding Curve", where],
-                    message=f"{key} holds {shown}, expected {want} {unit}",
-                )
-            )
-    return found
-
-
-__all__ = ["FirstBuy", "first_buy", "instructions", "mismatches"]
+__all__ = ["FirstBuy", "Swap", "buy", "first_buy", "instructions", "mismatches"]

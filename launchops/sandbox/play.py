@@ -106,6 +106,16 @@ class Play:
         self.move(payer, key, rent)
         self.write(key, Account(rent, data, owner, False, 0))
 
+    def resize(self, key: Pubkey, data: bytes, payer: Pubkey) -> None:
+        """An account's new data, of another size: the rent it then needs paid by `payer`."""
+        held = self.account(key)
+        if held is None:
+            raise Refused("UninitializedAccount", f"account {key} does not exist")
+        short = self.chain.rent_exempt(len(data)) - held.lamports
+        if short > 0:
+            self.move(payer, key, short)
+        self.set_data(key, data)
+
     def set_data(self, key: Pubkey, data: bytes) -> None:
         """An account's new data (its owner the program writing it)."""
         held = self.account(key)

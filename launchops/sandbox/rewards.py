@@ -1,17 +1,16 @@
 """Swaps on the sandbox's bonding curves, the creator fees they accrue, and claims of them.
 
-The Genesis program does not run here, so a swap (`POST /_sandbox/buy`) is a real
-transaction from a throwaway buyer the sandbox funds: the SOL into the curve's quote
-account (wrapped SOL at the curve bucket's PDA), 0.50 % to a protocol fee account and
-0.60 % to the creator's fee account of that bucket; the tokens a constant-product swap on
-the curve's reserves gives are then moved by the sandbox itself, from the curve's bucket
-to the buyer's token account (a direct account write: the bucket's PDA cannot sign here).
-A curve whose bucket is empty has graduated; a buy after that is a Raydium pool trade:
-its SOL goes to the pool, its creator fee to the creator's Raydium fee account.
+A swap (`POST /_sandbox/buy`, the sniper) is a throwaway buyer's `swapBondingCurveV2`,
+the sandbox funding it, played as every Genesis instruction is (`genesis_swaps`): its SOL
+into the curve's quote account less the protocol fee (to the fee wallet's), the tokens
+out of the genesis account's escrow; the curve's bucket accrues the creator fee. A curve
+that sold every token has graduated; a buy after that is a Raydium pool trade: its SOL
+goes to the pool, its creator fee to the creator's Raydium fee account.
 
-A creator fee account is a system account the sandbox holds the key of (derived from the
-genesis account and bucket kind), kept rent-exempt. A claim builds one transaction per
-fee account with something above rent: a transfer to the creator's wallet, signed by the
+Claims are still the sandbox's own: a creator fee account per bucket, a system account
+the sandbox holds the key of (derived from the genesis account and bucket kind), credited
+with each swap's creator fee, kept rent-exempt. A claim builds one transaction per fee
+account with something above rent: a transfer to the creator's wallet, signed by the
 fee account, paid for (and signed) by the payer. The account is drained only when that
 transaction lands; a second claim of the same fees fails on chain, never pays twice.
 """
@@ -23,28 +22,26 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from solders.account import Account
 from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
-from spl.token.instructions import create_idempotent_associated_token_account, sync_native
-from spl.token.models import SyncNativeParams
 
 from launchops.api import programs as p
 from launchops.api.after import ClaimRewardsRequest, RewardsClaim
 from launchops.api.allocations import (
     BondingCurveAllocation,
 )
-from launchops.api.amounts import base_units
 from launchops.api.fields import iso_utc
 from launchops.api.launches import BlockhashInfo
 from launchops.api.models import LaunchConfig
-from launchops.sandbox.bonding import SOL_DECIMALS
 from launchops.sandbox.chain import Chain
-from launchops.sandbox.launches import Bucket, partly_signed, plan_buckets
+from launchops.sandbox.genesis_create import PlannedBucket
+from launchops.sandbox.genesis_tx import first_buy_instructions
+from launchops.sandbox.genesis_verify import read
+from launchops.sandbox.launches import launch_plan, partly_signed
 from launchops.sandbox.store import SandboxStore
 
 PROTOCOL_FEE_BPS = 50
@@ -76,8 +73,9 @@ class Curve:
     genesis: str
     network: str
     config: LaunchConfig
-    bucket: Bucket  # the curve's token bucket
+    bucket: PlannedBucket  # the curve's
     vault: Pubkey  # its quote account (wrapped SOL)
+    launch: Any  # its GenesisPlan
     fee_wallet: Pubkey | None  # the creator fee wallet, None when creator fees are off
 
 
@@ -93,25 +91,26 @@ class Rewards:
         config = LaunchConfig.model_validate(created["launch"])
         allocation = next(a for a in config.allocations if isinstance(a, BondingCurveAllocation))
         mint = Pubkey.from_string(created["mint"])
-        bucket = next(
-            b
-            for b in plan_buckets(config, Pubkey.from_string(genesis), mint)
-            if b.kind == "bondingCurveV2"
-        )
+        launch = launch_plan(self.chain, config, Pubkey.from_string(genesis), mint)
+        [bucket] = launch.of("bondingCurveV2")
         fee = allocation.bonding_curve_v2.creator_fee
         return Curve(
             genesis=genesis,
             network=created["network"],
             config=config,
             bucket=bucket,
-            vault=p.token_account_address(bucket.owner, p.NATIVE_MINT, p.TOKEN_PROGRAM),
+            vault=p.token_account_address(bucket.address, p.NATIVE_MINT, p.TOKEN_PROGRAM),
+            launch=launch,
             fee_wallet=fee.wallet if fee.enabled else None,
         )
 
     def remaining(self, curve: Curve) -> int | None:
-        """Tokens left in the curve's bucket; None before its launch landed."""
-        account = self.chain.account(curve.bucket.account)
-        return p.read_token_account(bytes(account.data)).amount if account else None
+        """Tokens the curve has left to sell; None before its launch is final."""
+        genesis = read(self.chain, curve.launch.genesis, "GenesisAccountV2")
+        bucket = read(self.chain, curve.bucket.address, "BondingCurveBucketV2")
+        if genesis is None or bucket is None or not genesis["finalized"]:
+            return None
+        return int(bucket["bucket"]["baseTokenBalance"])
 
     # ── buys ────────────────────────────────────────────────────────────────
 
@@ -126,15 +125,17 @@ class Rewards:
             raise SwapRefused("The launch's transactions have not landed")
         protocol = paid * PROTOCOL_FEE_BPS // 10_000
         creator = paid * CREATOR_FEE_BPS // 10_000 if curve.fee_wallet else 0
-        net = paid - protocol - creator
         kind = "raydium" if remaining == 0 else "bondingCurve"
         buyer = Keypair()
-        self.chain.airdrop(buyer.pubkey(), paid + BUYER_SPARE)
-        tokens = 0 if kind == "raydium" else self._tokens_for(curve, remaining, net)
-        ixs = self._swap(curve, buyer.pubkey(), kind, net)
-        ixs += self._credit(buyer.pubkey(), PROTOCOL_FEE_ACCOUNT, protocol)
+        self.chain.airdrop(buyer.pubkey(), paid + creator + BUYER_SPARE)
+        if kind == "raydium":
+            pool = _seeded("raydium-pool", curve.genesis).pubkey()
+            ixs = self._credit(buyer.pubkey(), pool, paid - protocol - creator)
+            ixs += self._credit(buyer.pubkey(), PROTOCOL_FEE_ACCOUNT, protocol)
+        else:
+            ixs = first_buy_instructions(curve.launch, curve.bucket, buyer.pubkey(), paid, 0)
         fee_account = fee_keypair(genesis, kind).pubkey()
-        ixs += self._credit(buyer.pubkey(), fee_account, creator)
+        ixs += self._credit(buyer.pubkey(), fee_account, creator)  # what a claim pays out
         ixs.append(p.memo(f"sandbox swap on {genesis}", buyer.pubkey()))
         blockhash, _ = self.chain.latest_blockhash()
         tx = VersionedTransaction(
@@ -143,12 +144,11 @@ class Rewards:
         landed = self.chain.land_now(tx)
         if landed is None or landed.err is not None:
             raise SwapRefused(f"the swap failed on chain: {landed.err if landed else 'expired'}")
-        if tokens:
-            buyer_tokens = p.token_account_address(
-                buyer.pubkey(), Pubkey.from_string(self._mint(genesis))
-            )
-            self.move_tokens(curve.bucket.account, buyer_tokens, tokens)
-        graduated = kind == "bondingCurve" and tokens == remaining
+        tokens = 0
+        if kind == "bondingCurve":
+            account = p.token_account_address(buyer.pubkey(), curve.launch.mint, p.TOKEN_PROGRAM)
+            tokens = p.read_token_account(bytes(self.chain.account(account).data)).amount
+        graduated = kind == "bondingCurve" and self.remaining(curve) == 0
         self._remember(curve, kind, graduated)
         return {
             "signature": str(tx.signatures[0]),
@@ -162,38 +162,6 @@ class Rewards:
             "graduated": graduated or kind == "raydium",
         }
 
-    def _mint(self, genesis: str) -> str:
-        created = self.store.get("create", genesis)
-        assert created is not None
-        return str(created["mint"])
-
-    def _tokens_for(self, curve: Curve, remaining: int, net: int) -> int:
-        """Constant product on (virtual base + tokens left, virtual quote + SOL in)."""
-        settings = next(
-            a for a in curve.config.allocations if isinstance(a, BondingCurveAllocation)
-        ).bonding_curve_v2
-        vault = self.chain.account(curve.vault)
-        quote_in = p.read_token_account(bytes(vault.data)).amount if vault else 0
-        base = base_units(settings.virtual_base_tokens, curve.config.decimals) + remaining
-        quote = base_units(settings.virtual_quote_tokens, SOL_DECIMALS) + quote_in
-        after = -(-(base * quote) // (quote + net))
-        return max(0, min(remaining, base - after))
-
-    def _swap(self, curve: Curve, buyer: Pubkey, kind: str, net: int) -> list[Instruction]:
-        if kind == "raydium":
-            pool = _seeded("raydium-pool", curve.genesis).pubkey()
-            return self._credit(buyer, pool, net)
-        mint = Pubkey.from_string(self._mint(curve.genesis))
-        owner = curve.bucket.owner
-        return [
-            create_idempotent_associated_token_account(
-                buyer, owner, p.NATIVE_MINT, p.TOKEN_PROGRAM
-            ),
-            transfer(TransferParams(from_pubkey=buyer, to_pubkey=curve.vault, lamports=net)),
-            sync_native(SyncNativeParams(program_id=p.TOKEN_PROGRAM, account=curve.vault)),
-            create_idempotent_associated_token_account(buyer, buyer, mint, p.TOKEN_2022_PROGRAM),
-        ]
-
     def _credit(self, payer: Pubkey, to: Pubkey, amount: int) -> list[Instruction]:
         """A transfer of `amount`, plus the rent a new system account needs."""
         if amount <= 0:
@@ -201,18 +169,6 @@ class Rewards:
         if self.chain.account(to) is None:
             amount += self.chain.rent_exempt(0)
         return [transfer(TransferParams(from_pubkey=payer, to_pubkey=to, lamports=amount))]
-
-    def move_tokens(self, source: Pubkey, destination: Pubkey, amount: int) -> None:
-        """Move tokens between two token accounts by writing them (the sandbox's part)."""
-        for key, delta in ((source, -amount), (destination, amount)):
-            account = self.chain.account(key)
-            assert account is not None
-            data = bytearray(account.data)
-            held = int.from_bytes(data[64:72], "little") + delta
-            data[64:72] = held.to_bytes(8, "little")
-            self.chain.set_account(
-                key, Account(account.lamports, bytes(data), account.owner, account.executable)
-            )
 
     def _remember(self, curve: Curve, kind: str, graduated: bool) -> None:
         now = iso_utc(datetime.now(UTC))

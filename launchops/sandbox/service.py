@@ -33,6 +33,8 @@ from launchops.sandbox.chain import Chain
 from launchops.sandbox.emulation import withdraw_of
 from launchops.sandbox.faults import FaultInjector, Faults, Stats
 from launchops.sandbox.launches import LaunchRejected
+from launchops.sandbox.play import played
+from launchops.sandbox.programs_played import PLAYERS
 from launchops.sandbox.registry import Registry
 from launchops.sandbox.rewards import Rewards
 from launchops.sandbox.rpc import PROGRESS_METHODS, RpcMethods
@@ -65,8 +67,12 @@ class SandboxService:
         self.registry = Registry(self.store, self.chain, public_url)
         self.identity = self._identity()
         self.registry.before_read = lambda: minting.index_minted(self.chain, self.registry)
-        # A withdraw's mpl-core Execute lands by emulation, as the rewards do.
-        self.chain.emulate = lambda tx: withdraw_of(self.chain, self.registry.asset_owner, tx)
+        # A withdraw's mpl-core Execute lands by emulation, as the rewards do; any other
+        # transaction of a program LiteSVM cannot run (Genesis, mpl-core) is played.
+        self.chain.emulate = lambda tx: (
+            withdraw_of(self.chain, self.registry.asset_owner, tx)
+            or played(tx, self.chain.keys_of(tx), PLAYERS)
+        )
         self.rewards = Rewards(self.store, self.chain)
         self.statuses = LaunchStatuses(self.store, self.rewards)
         self.rpc = RpcMethods(self.chain, identity=self.identity)
