@@ -50,6 +50,7 @@ BACKEND_SIGNER = t.fixed("backendSigner", t.BACKEND_SIGNER)
 
 
 def conditions(*names: str) -> tuple[Field, ...]:
+    """A condition field for each of `names`."""
     return tuple(Field(name, t.CONDITION) for name in names)
 
 

@@ -60,6 +60,8 @@ class MetadataKey(IntEnum):
 
 
 class TokenStandard(IntEnum):
+    """What kind of token a Metadata account describes (`Fungible` for a launch's)."""
+
     NonFungible = 0
     FungibleAsset = 1
     Fungible = 2
@@ -69,6 +71,8 @@ class TokenStandard(IntEnum):
 
 
 class UseMethod(IntEnum):
+    """How a token's `uses` are spent."""
+
     Burn = 0
     Multiple = 1
     Single = 2

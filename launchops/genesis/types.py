@@ -62,16 +62,22 @@ class ConditionTypes(IntEnum):
 
 
 class FeeDiscriminants(IntEnum):
+    """How a bucket's fee is counted (`types/feeDiscriminants`)."""
+
     BasisPoints = 0
     Flat = 1
 
 
 class SwapDirection(IntEnum):
+    """A bonding curve swap's direction: a buy (quote in) or a sell."""
+
     Buy = 0
     Sell = 1
 
 
 class BondingCurveType(IntEnum):
+    """The price curve of a bonding curve bucket."""
+
     ConstantProduct = 0
 
 
@@ -364,10 +370,12 @@ def time_relative(bucket: Pubkey, bucket_time: BucketTimes, offset: int = 0) -> 
 
 
 def always() -> dict[str, Any]:
+    """A condition met from the start."""
     return variant("Always")
 
 
 def never() -> dict[str, Any]:
+    """A condition never met."""
     return variant("Never")
 
 
