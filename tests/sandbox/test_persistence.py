@@ -7,6 +7,8 @@ from solana.rpc.async_api import AsyncClient
 import launchops.web as web
 from launchops.api import programs as p
 from launchops.api.client import AsyncServiceClient
+from launchops.genesis.metadata import decode_metadata, unpuff
+from launchops.genesis.pdas import find_metadata
 from launchops.sandbox.server import Sandbox, SandboxConfig
 from tests.support.solana import funded_keypair, launch_for, send_all
 
@@ -45,8 +47,12 @@ async def test_a_restart_keeps_chain_registry_and_listings(tmp_path):
             assert again.existing is True and again.launch.id == before["registered"].launch.id
             token = await client.get_token(created.mint_address)
             assert token.launches[0].genesis_address == created.genesis_account
-            mint = p.read_mint(bytes((await rpc.get_account_info(created.mint_address)).value.data))
-            assert mint.supply == before["config"].supply * 10**6 and mint.name == "My Token"
+            held = (await rpc.get_account_info(created.mint_address)).value
+            assert held.owner == p.TOKEN_PROGRAM
+            mint = p.read_mint(bytes(held.data))
+            assert mint.supply == before["config"].supply * 10**6
+            found = (await rpc.get_account_info(find_metadata(created.mint_address)[0])).value
+            assert unpuff(decode_metadata(bytes(found.data))["name"]) == "My Token"
             statuses = (
                 await rpc.get_signature_statuses(
                     before["signatures"], search_transaction_history=True
