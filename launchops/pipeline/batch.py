@@ -7,10 +7,12 @@ file with a `schedule:` is left to its own deployment (reported `scheduled`, not
 it created or journaled). A batch is resumable as a whole: re-running it reports what
 finished and continues the rest. Its rows and reports are `launchops.pipeline.rows`.
 
-When the RPC or the service is gone for the run (`launchops.retries.Outage`), no launch is
-started any more: those in flight end at their next call, the rest are reported
-`unfinished`, and the result says why (`stopped`). A journal that stops answering ends
-the rows it cannot finish as `unfinished` too, with the report written all the same.
+When the RPC or the service is gone for the run (`launchops.retries.Outage`), or a signal
+asked the process to stop (`launchops.pipeline.stopping`), no launch is started any more:
+those in flight end at their next call (after a stop: at the end of their step, or cut
+after its grace), the rest are reported `unfinished`, and the result says why (`stopped`).
+A journal that stops answering ends the rows it cannot finish as `unfinished` too, with
+the report written all the same.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from launchops.config.launchfile import plan_launch
 from launchops.config.schedule import Schedule, declares_schedule
 from launchops.errors import LaunchOpsError, LeaseError
 from launchops.journal.records import LaunchRecord
+from launchops.pipeline import stopping
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.rows import (
     BatchRow,
@@ -115,12 +118,14 @@ async def bounded(
 
 
 def stopped_row(ctx: LaunchContext, row: BatchRow, notify: Update) -> bool:
-    """Whether the run stopped starting launches (its RPC or service gone): the row is then
-    `unfinished`, with why."""
+    """Whether the run stopped starting launches (a stop asked by a signal, its RPC or
+    service gone): the row is then `unfinished`, with why."""
     why = ctx.stopped()
     if why is None:
         return False
     row.state, row.error = RowStatus.UNFINISHED, f"not started: {why}"
+    if stopping.asked() is not None:
+        stopping.note_not_started(row.key or row.file)
     notify(row)
     return True
 
@@ -190,6 +195,9 @@ async def work_row(
         await _fill(ctx, row, held=held, record=record)
     except LaunchOpsError as exc:  # the journal did not answer: where it stands is unknown
         row.state, row.error = RowStatus.UNFINISHED, row.error or str(exc)
+    stop = stopping.asked()
+    if stop is not None and row.error is None and not row.finished_or_elsewhere:
+        row.error = f"{stop.reason} before its next step"
     notify(row)
 
 
@@ -277,8 +285,10 @@ async def retry_registrations(
         if r.updated_at <= cutoff
     ]
     rows = [BatchRow(file=record.source or "", key=record.key) for record in candidates]
+    notify = on_update or _unheard
     for row in rows:
-        await work_row(ctx, row, call, on_update or _unheard, by=Driver.REGISTRATION_RETRY)
+        if not stopped_row(ctx, row, notify):
+            await work_row(ctx, row, call, notify, by=Driver.REGISTRATION_RETRY)
     return rows
 
 

@@ -39,6 +39,7 @@ from launchops.errors import (
 )
 from launchops.journal.records import LaunchRecord, Lease
 from launchops.journal.store import Journal
+from launchops.pipeline import stopping
 from launchops.pipeline.embedded import Progress, fund_from_faucet, quiet, start_embedded_sandbox
 
 LEASE_SECONDS = 60.0
@@ -78,8 +79,12 @@ class LaunchContext:
         return self.keypair.pubkey()
 
     def stopped(self) -> str | None:
-        """Why this run starts nothing more (its RPC or its service is gone), if it does
-        not: the error every later call would raise at once."""
+        """Why this run starts nothing more, if it does not: a stop asked of the process
+        (SIGINT, SIGTERM: `launchops.pipeline.stopping`), or its RPC or its service gone
+        (the error every later call would raise at once)."""
+        stop = stopping.asked()
+        if stop is not None:
+            return stop.reason
         for outage in (self.rpc.outage, self.client.outage):
             if outage.reason is not None:
                 try:
@@ -215,6 +220,7 @@ async def open_context(
     keypair = load_keypair(profile.keypair, state_dir=profile.profile_dir, resolver=resolver)
     limit = limiter or local_limiter
     async with AsyncExitStack() as stack:  # whatever started is stopped, however it ends
+        stack.enter_context(stopping.heeding())  # a signal from now on: a stop the runs heed
         embedded = start_embedded_sandbox(profile, progress)
         if embedded is not None:
             stack.push_async_callback(asyncio.to_thread, embedded.stop)

@@ -25,6 +25,7 @@ from launchops.errors import (
     StepTimedOut,
 )
 from launchops.journal.records import LaunchRecord
+from launchops.pipeline import stopping
 from launchops.pipeline.agents import AGENT_STEPS
 from launchops.pipeline.claims import CLAIM_STEPS
 from launchops.pipeline.context import LaunchContext
@@ -105,8 +106,10 @@ async def run_launch(
     ctx: LaunchContext, key: str, call: StepCaller = run_step, *, by: Driver = Driver.RUN
 ) -> LaunchRecord:
     """Run the launch to where a run stops (registered, or waiting for a person or the
-    registration retry). `by` may also move it out of a state only it drives: the
-    registration retry passes `Driver.REGISTRATION_RETRY`."""
+    registration retry), or, once a stop is asked (`launchops.pipeline.stopping`), to the
+    end of the step in flight (cut after the stop's grace): the journal holds where it
+    stands, for a re-run or `resume`. `by` may also move it out of a state only it
+    drives: the registration retry passes `Driver.REGISTRATION_RETRY`."""
     record = await ctx.journal.get(key)
     if record is None:
         raise LaunchOpsError(f"no launch {key!r} in the journal")
@@ -128,12 +131,17 @@ async def run_launch(
         ctx.attempts_from[key] = record.attempt
     first = {Driver.CREATE_AGAIN, by, *([Driver.RERUN] if again else [])}
     try:
-        async for attempt in create_again(ctx.profile.create_attempts):
-            with attempt:
-                record = await _steps(ctx, key, call, first=first)
-            first = {Driver.CREATE_AGAIN, by}
+        async with stopping.within_grace():  # a stop: the step in flight ends, or is cut
+            async for attempt in create_again(ctx.profile.create_attempts):
+                with attempt:
+                    record = await _steps(ctx, key, call, first=first)
+                first = {Driver.CREATE_AGAIN, by}
+    except stopping.StepCut:
+        record = await ctx.journal.get(key) or record  # where the cut step left it
     finally:
         await ctx.release(key)  # a lost lease: nothing to give back, the renewal stops
+    if stopping.asked() is not None:
+        stopping.note_left(key, record.state)
     return record
 
 
@@ -162,6 +170,8 @@ async def _steps(
         if move.driver not in drivers or move.step is None:
             if move.driver is Driver.CREATE_AGAIN:
                 raise BlockhashExpired(f"launch {key}: nothing landed, its blockhash expired")
+            return record
+        if stopping.asked() is not None:  # a stop: no further step; the journal holds here
             return record
         ctx.just_read[key] = record
         await call(move.step, ctx, key)
