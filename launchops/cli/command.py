@@ -181,7 +181,8 @@ def shared(
     them, the rest stay its own (typer reads the signature this returns). `sends`: it sends
     transactions (`--yes`); `flow`: it has a Prefect flow (`--no-prefect`);
     `prefect_server`: it talks to a Prefect server (`--insecure-server`); `network`: it
-    reads the service on a network the profile's or another (`--network`)."""
+    reads the service on a network the profile's or another (`--network`). A command with
+    a flow runs launches: SIGINT and SIGTERM stop it as `launchops.cli.stops` says."""
     names = ["profile", "profiles", "base_url"] + (["network"] if network else [])
     names += ["yes"] if sends else []
     names += ["no_prefect"] if flow else []
@@ -193,7 +194,7 @@ def shared(
         @functools.wraps(command)
         def wrapper(**kwargs: Any) -> Any:
             call = Call(sends=sends, **{name: kwargs.pop(name) for name in names})
-            with user_errors(lambda: call.service_url):
+            with user_errors(lambda: call.service_url), _stoppable(flow):
                 return command(call, **kwargs)
 
         parameters = [*own, *(_OPTIONS[name] for name in names)]
@@ -202,6 +203,15 @@ def shared(
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _stoppable(runs: bool) -> AbstractContextManager[None]:
+    """The stop on SIGINT and SIGTERM of a command that runs launches (`runs`)."""
+    if not runs:
+        return nullcontext()
+    from launchops.cli.stops import stoppable
+
+    return stoppable()
 
 
 __all__ = ["Call", "shared"]

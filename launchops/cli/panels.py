@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from launchops.cli.common import console, short
 from launchops.cli.tables import fit, shorten_addresses, show_path
+from launchops.pipeline import stopping
 from launchops.states import REGISTRABLE, LaunchState
 
 if TYPE_CHECKING:
@@ -47,8 +48,8 @@ def next_step(result: dict[str, Any], again: str) -> tuple[str, str] | None:
 def live_line(result: dict[str, Any]) -> str | None:
     """The one line for a launch whose transactions landed but that is not registered (a
     register that gave up): that its token is live, its mint, and what registers it."""
-    if result.get("finished") or result["state"] not in UNREGISTERED:
-        return None
+    if result.get("finished") or result["state"] not in UNREGISTERED or stopping.asked():
+        return None  # after a stop, its one line says where the launch was left
     return (
         f"{result['key']} is live but not registered: its transactions landed (state "
         f"{result['state']}, mint {result.get('mint')}); launchops registrations retry "

@@ -94,7 +94,13 @@ def _start(
             start_new_session=True,  # a Ctrl-C is the command's; it stops the server after
         )
     url = f"http://127.0.0.1:{port}/api"
-    if _healthy(process, url, time.monotonic() + timeout):
+    try:
+        healthy = _healthy(process, url, time.monotonic() + timeout)
+    except BaseException:  # a stop while it starts (launchops.cli.stops): it served nothing
+        process.terminate()  # its orderly stop waits for its start: seconds, not needed here
+        stop(process, grace=1.0)
+        raise
+    if healthy:
         return process, url
     stop(process)
     log.seek(0)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from launchops.cli.common import short
+from launchops.pipeline import stopping
 
 # A base58 address or signature inside a sentence: shown short, as the tables show it.
 _BASE58_WORD = re.compile(r"\b[1-9A-HJ-NP-Za-km-z]{32,90}\b")
@@ -164,7 +165,8 @@ def print_batch(result: dict[str, Any], as_json: bool, what: str) -> None:
             ("", result["reports"]["csv"]),
         ):
             out.print(f"{label:<9}{show_path(path, out.width - 9)}", markup=False)
-    if result.get("stopped"):  # the one line: what stopped the run, and what to do
+    if result.get("stopped") and stopping.asked() is None:
+        # the one line: what stopped the run, and what to do (a signal's: launchops.cli.stops)
         from launchops.cli.common import error_line
 
         error_line(result["stopped"])
