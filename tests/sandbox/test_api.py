@@ -5,15 +5,20 @@ read over JSON-RPC (the agents' endpoints: test_api_agents.py)."""
 from __future__ import annotations
 
 import copy
+from base64 import b64decode
 
 import pytest
 from solders.keypair import Keypair
+from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
 import launchops.web as web
 from launchops.api import errors as e
 from launchops.api import programs as p
 from launchops.api.models import AgentRecord
+from launchops.genesis.metadata import decode_metadata, unpuff
+from launchops.genesis.pdas import find_genesis_account_v2, find_metadata
+from launchops.sandbox.genesis_create import plan
 from tests.api import examples as ex
 from tests.support.solana import funded_keypair, launch_for, send_all
 
@@ -26,17 +31,25 @@ async def test_a_full_launch_makes_real_state_and_registers_once(client, rpc, ki
     config = launch_for(creator, kind)
     created = await client.create_launch(creator.pubkey(), config)
     first, *rest = [VersionedTransaction.from_bytes(t) for t in created.transactions]
-    assert first.message.header.num_required_signatures == 3  # creator, mint, genesis
+    assert first.message.header.num_required_signatures == 2  # creator, mint (genesis: a PDA)
     assert all(t.message.header.num_required_signatures == 1 for t in rest)  # creator only
     await send_all(rpc, created.transactions, creator)
     registered = await client.register_launch(created.genesis_account, config)
     assert registered.existing is None and registered.token.mint_address == created.mint_address
     again = await client.register_launch(created.genesis_account, config)
     assert again.existing is True and again.launch.id == registered.launch.id
-    mint = p.read_mint(bytes((await rpc.get_account_info(created.mint_address)).value.data))
+    held = (await rpc.get_account_info(created.mint_address)).value
+    assert held.owner == p.TOKEN_PROGRAM
+    mint = p.read_mint(bytes(held.data))
     assert (mint.decimals, mint.supply) == (config.decimals, config.supply * 10**config.decimals)
-    assert (mint.name, mint.symbol, mint.uri) == (config.name, config.symbol, config.image)
     assert mint.mint_authority is None and mint.freeze_authority is None
+    assert created.genesis_account == find_genesis_account_v2(created.mint_address)[0]
+    found = (await rpc.get_account_info(find_metadata(created.mint_address)[0])).value
+    metadata = decode_metadata(bytes(found.data))
+    assert metadata["mint"] == created.mint_address
+    assert metadata["updateAuthority"] == creator.pubkey()
+    shown = tuple(unpuff(metadata[field]) for field in ("name", "symbol", "uri"))
+    assert shown == (config.name, config.symbol, config.image)
     token = await client.get_token(created.mint_address, network=config.network)
     assert len(token.launches) == 1 and token.launches[0].genesis_address == created.genesis_account
     assert token.base_token.symbol == config.symbol
@@ -75,11 +88,17 @@ async def test_register_rejects_a_partial_launch_naming_the_buckets(client, rpc)
     config = launch_for(creator)
     created = await client.create_launch(creator.pubkey(), config)
     await send_all(rpc, created.transactions[:1], creator)
+    launch = plan(config, creator.pubkey(), created.mint_address)
+    held = [(await rpc.get_account_info(b.address)).value for b in launch.buckets]
+    missing = {f"allocations.{b.name}" for b, a in zip(launch.buckets, held, strict=True) if not a}
+    assert missing and len(missing) < len(launch.buckets)  # the first transaction: some of them
     with pytest.raises(e.BadRequestError) as caught:
         await client.register_launch(created.genesis_account, config)
     assert caught.value.error == "On-chain state does not match the launch"
     paths = [".".join(d["path"]) for d in caught.value.details]
-    assert "launch.supply" in paths and "allocations.Launchpool" in paths
+    assert {path for path in paths if path.startswith("allocations.")} == missing
+    assert "launch.finalize" in paths  # and its authorities not yet revoked
+    assert {"mint.mintAuthority", "mint.freezeAuthority"} <= set(paths)
 
 
 async def test_register_rejects_a_launch_unlike_the_created_one(client, rpc):
@@ -206,7 +225,16 @@ def test_create_accepts_the_js_clients_extra_fields(sandbox_factory):
     body["agent"] = {"mint": owned, "setToken": True}
     body["creatorWallet"] = ex.WALLET  # a field create does not know: ignored
     answer = web.post(f"{sandbox.base_url}/launches/create", json=body)
-    assert answer.status_code == 200 and len(answer.json()["transactions"]) == 2
+    assert answer.status_code == 200
+    created = answer.json()
+    mint = Pubkey.from_string(created["mintAddress"])
+    assert created["genesisAccount"] == str(find_genesis_account_v2(mint)[0])
+    messages = [
+        VersionedTransaction.from_bytes(b64decode(t)).message for t in created["transactions"]
+    ]
+    assert messages and all(str(m.account_keys[0]) == ex.WALLET for m in messages)
+    programs = {m.account_keys[i.program_id_index] for m in messages for i in m.instructions}
+    assert programs == {p.MPL_CORE_PROGRAM}  # each of the agent's: an Execute
     body["agent"]["mint"] = ex.AGENT  # an agent the wallet does not own: as the service says
     refused = web.post(f"{sandbox.base_url}/launches/create", json=body)
     assert refused.status_code == 403
