@@ -138,7 +138,8 @@ def test_the_client_library_runs_as_written(sandbox_factory):
     [block] = docs.blocks(docs.section("The client library"), "python")
     script = block.replace("http://127.0.0.1:8899/v1", sandbox.base_url)
     out = run_python(script, dict(os.environ))
-    assert "bytes to sign" in out and "2 transactions" in out and "not found" in out, out
+    assert "bytes to sign" in out and re.search(r"\b\d+ transactions\b", out), out
+    assert "not found" in out, out
 
 
 def test_the_sandbox_python_runs_as_written(tmp_path):

@@ -1,6 +1,6 @@
 """A bonding curve's price, and its first buy. The curve is a constant product over its
-virtual reserves (`virtualSol` and `virtualTokens` of its bucket) moved by what it has
-sold and taken in; a buy pays a protocol fee (to the fee wallet) and a creator fee (kept
+virtual reserves (`virtualSol` and `virtualTokens` of its bucket) plus what it has taken
+in and has left to sell; a buy pays a protocol fee (to the fee wallet) and a creator fee (kept
 in the curve's quote account until claimed) out of its SOL, and the rest buys tokens.
 
 The first buy is the buyer's `swapBondingCurveV2` in a transaction of its own after the
@@ -44,15 +44,17 @@ class Swap:
         return self.paid - self.protocol_fee - self.creator_fee
 
 
-def buy(virtual_sol: int, virtual_tokens: int, sold: int, taken: int, left: int, paid: int) -> Swap:
-    """A buy of `paid` lamports from a curve that has `sold` tokens and `taken` lamports in
-    its reserves so far, with `left` tokens still to sell."""
+def buy(virtual_sol: int, virtual_tokens: int, taken: int, left: int, paid: int) -> Swap:
+    """A buy of `paid` lamports from a curve that has taken `taken` lamports into its
+    reserves so far and has `left` tokens to sell: a constant product on (virtual SOL +
+    SOL taken, virtual tokens + tokens left), what it gives capped at what is left (the
+    buy that takes the last token sells the curve out)."""
     protocol = paid * PROTOCOL_FEE_BPS // 10_000
     creator = paid * CREATOR_FEE_BPS // 10_000
     net = paid - protocol - creator
-    sol, tokens = virtual_sol + taken, virtual_tokens - sold
-    out = min(tokens * net // (sol + net), left) if net > 0 else 0
-    return Swap(paid, protocol, creator, max(out, 0))
+    sol, tokens = virtual_sol + taken, virtual_tokens + left
+    after = -(-(tokens * sol) // (sol + net)) if net > 0 else tokens
+    return Swap(paid, protocol, creator, max(0, min(left, tokens - after)))
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,6 @@ def first_buy(config: LaunchConfig, launch: GenesisPlan) -> FirstBuy | None:
     opening = buy(
         quote_units(settings.virtual_quote_tokens, launch.quote_mint),
         base_units(settings.virtual_base_tokens, config.decimals),
-        0,
         0,
         bucket.allocation,
         lamports(amount),

@@ -109,11 +109,9 @@ def _swap(play: Play, args: dict[str, Any], roles: Roles) -> None:
         "InvalidAtaDerivation",
     )
     params = curve["constantProductParams"]
-    sold = base["baseTokenAllocation"] - base["baseTokenBalance"]
     made = bonding.buy(
         params["virtualSol"],
         params["virtualTokens"],
-        sold,
         base["quoteTokenBalance"],
         base["baseTokenBalance"],
         args["amount"],

@@ -11,7 +11,8 @@ def test_the_after_launch_python_runs_as_written(tmp_path):
 
     [block] = python_blocks("After the launch: agents, creator rewards, launch status")
     script = block + "\nagain = launchops.mint_agent_sync('configs/agent.yaml')\n"
-    script += "assert again == agent and agent.finished and claim.finished, (agent, claim)\n"
+    script += "assert again.from_journal and again.asset == agent.asset, (again, agent)\n"
+    script += "assert agent.finished and claim.finished, (agent, claim)\n"
     script += "print('README OK', agent.asset)\n"
     out = run_python(script, embedded_env(tmp_path / "home"))
     assert "README OK" in out, out[-2000:]

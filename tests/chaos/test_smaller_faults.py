@@ -9,6 +9,7 @@ import asyncio
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -94,7 +95,7 @@ async def test_a_key_that_runs_dry_between_transactions_resumes_once_funded(sand
             raise AssertionError("the refused transaction did not end the run")
         record = await ctx.journal.get(key)
         assert record.state == "submitting", record.state
-        assert "transaction 2 of 2 refused" in record.last_error
+        assert re.search(r"transaction 2 of \d+ refused", record.last_error), record.last_error
         assert f"the key {keypair.pubkey()} has no SOL" in record.last_error
     _airdrop(sandbox, keypair.pubkey())
     async with context_for(sandbox, tmp_path, keypair=source) as ctx:  # the same command again

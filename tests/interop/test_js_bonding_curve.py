@@ -132,7 +132,7 @@ def test_the_js_client_launches_a_curve_with_a_first_buyer_on_the_sandbox(sandbo
             assert token.launches[0].mechanic == "bondingCurveV2"
             mint = Pubkey.from_string(result["mintAddress"])
             holders = (await rpc.get_token_largest_accounts(mint)).value
-            assert len(holders) == 3  # the curve, its pool, the first buyer
+            assert len(holders) == 2  # the genesis account's escrow, the first buyer
             opts = TokenAccountOpts(mint=mint)
             owned = (await rpc.get_token_accounts_by_owner_json_parsed(buyer.pubkey(), opts)).value
             assert int(owned[0].account.data.parsed["info"]["tokenAmount"]["amount"]) > 0

@@ -148,7 +148,7 @@ def test_dry_run_simulates_and_keeps_nothing(env, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["simulations"][0]["err"] is None and len(report["simulations"]) == 2
+    assert report["simulations"][0]["err"] is None and len(report["simulations"]) >= 2
     assert stats(sandbox)["rpc"].get("sendTransaction", 0) == 0
     assert json.loads(run(environment, "status", "--json").stdout) == []
     said = run(environment, "launch", str(tmp_path / "launch.yaml"), "--dry-run").stdout
