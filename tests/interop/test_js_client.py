@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 from solana.rpc.async_api import AsyncClient
+from solders.pubkey import Pubkey
 
 import launchops.web as web
 from launchops.api import programs as p
 from launchops.api.client import AsyncServiceClient
+from launchops.genesis.metadata import decode_metadata, unpuff
+from launchops.genesis.pdas import find_metadata
 from tests.support.solana import funded_keypair
 
 JS = Path(__file__).parent / "js"
@@ -55,7 +58,8 @@ def test_create_and_register_launch_from_the_js_client(sandbox_factory):
     )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert len(result["signatures"]) == 2
+    sent = result["signatures"]
+    assert len(sent) >= 2  # initializeV2 first, finalizeV2 and revokeV2 last
     assert result["token"]["mintAddress"] == result["mintAddress"]
 
     async def check():
@@ -66,14 +70,24 @@ def test_create_and_register_launch_from_the_js_client(sandbox_factory):
             token = await client.get_token(result["mintAddress"])
             assert token.base_token.symbol == "IOP" and token.socials.x == "https://x.com/interop"
             assert str(token.launches[0].genesis_address) == result["genesisAccount"]
-            mint = p.read_mint(
-                bytes((await rpc.get_account_info(token.base_token.address)).value.data)
+            held = (await rpc.get_account_info(token.base_token.address)).value
+            assert held.owner == p.TOKEN_PROGRAM
+            mint = p.read_mint(bytes(held.data))
+            assert (mint.decimals, mint.mint_authority, mint.freeze_authority) == (6, None, None)
+            found = (await rpc.get_account_info(find_metadata(token.base_token.address)[0])).value
+            metadata = decode_metadata(bytes(found.data))
+            assert (unpuff(metadata["name"]), unpuff(metadata["symbol"])) == (
+                "Interop Token",
+                "IOP",
             )
-            assert (mint.name, mint.decimals, mint.mint_authority) == ("Interop Token", 6, None)
+            genesis = Pubkey.from_string(result["genesisAccount"])
+            landed = (await rpc.get_signatures_for_address(genesis)).value
+            assert sorted(str(s.signature) for s in landed) == sorted(sent)
+            assert all(s.err is None for s in landed)
 
     asyncio.run(check())
     stats = web.get(f"{sandbox.url}/_sandbox/stats").json()
     assert stats["api"]["POST /v1/launches/create"] == 1
     assert stats["api"]["POST /v1/launches/register"] == 1
-    assert stats["rpc"]["sendTransaction"] == 2
+    assert stats["rpc"]["sendTransaction"] == len(sent)  # each of the create's, once
     assert stats["launches"]["registered"] == 1
