@@ -5,7 +5,6 @@ reading state) rely on. Layouts from the shared notes (genesis-api.md, service-f
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from dataclasses import dataclass
 
@@ -36,39 +35,16 @@ def cluster_of(genesis_hash: str) -> str | None:
     return next((name for name, h in GENESIS_HASHES.items() if h == genesis_hash), None)
 
 
-# Bucket PDA prefixes of Genesis v2, by allocation type (the LP flow uses raydium's).
-BUCKET_PREFIX = {
-    "launchpoolV2": b"launch_pool_v2",
-    "presaleV2": b"presale_v2",
-    "unlockedV2": b"unlocked_v2",
-    "raydiumV2": b"raydium_cpmm_v2",
-    "RaydiumLP": b"raydium_cpmm_v2",
-    "lockedV2": b"streamflow_v2",
-    "bondingCurveV2": b"bonding_curve_v2",
-}
-GENESIS_ACCOUNT_SPACE = 168
 EXECUTE_DISCRIMINATOR = 31
 SYSTEM_TRANSFER = 2
 MINT_BASE_SIZE = 82
 ACCOUNT_TYPE_OFFSET = 165
-METADATA_POINTER_MINT_SIZE = 234  # base mint + account type + metadata-pointer extension
 TOKEN_METADATA_EXTENSION = 19
-_METADATA_INIT = hashlib.sha256(b"spl_token_metadata_interface:initialize_account").digest()[:8]
 
 
-def bucket_pda(kind: str, genesis_account: Pubkey, index: int) -> Pubkey:
-    """A launch's bucket: the Genesis PDA of its type's prefix (`BUCKET_PREFIX`,
-    by allocation type), the genesis account, and its `index` among the buckets of
-    its type (0 to 255)."""
-    seeds = [BUCKET_PREFIX[kind], bytes(genesis_account), bytes([index])]
-    return Pubkey.find_program_address(seeds, GENESIS_PROGRAM)[0]
-
-
-def token_account_address(
-    owner: Pubkey, mint: Pubkey, program: Pubkey = TOKEN_2022_PROGRAM
-) -> Pubkey:
-    """The associated token account of `owner` for `mint` (owners may be PDAs); Token-2022
-    unless `program` says SPL Token (wrapped SOL)."""
+def token_account_address(owner: Pubkey, mint: Pubkey, program: Pubkey = TOKEN_PROGRAM) -> Pubkey:
+    """The associated token account of `owner` for `mint` (owners may be PDAs); classic
+    SPL Token unless `program` says Token-2022."""
     seeds = [bytes(owner), bytes(program), bytes(mint)]
     return Pubkey.find_program_address(seeds, ASSOCIATED_TOKEN_PROGRAM)[0]
 
@@ -89,35 +65,6 @@ def agent_wallet(asset: Pubkey) -> Pubkey:
 def _lp_string(text: str) -> bytes:
     data = text.encode()
     return struct.pack("<I", len(data)) + data
-
-
-def metadata_pointer_initialize(mint: Pubkey, authority: Pubkey) -> Instruction:
-    """Token-2022 MetadataPointer Initialize: `mint` keeps its metadata in itself, and
-    `authority` may point it elsewhere. It comes before the mint's InitializeMint."""
-    data = bytes([39, 0]) + bytes(authority) + bytes(mint)
-    return Instruction(TOKEN_2022_PROGRAM, data, [AccountMeta(mint, False, True)])
-
-
-def metadata_initialize(
-    mint: Pubkey, update_authority: Pubkey, mint_authority: Pubkey, name: str, symbol: str, uri: str
-) -> Instruction:
-    """Token-2022 token-metadata Initialize: `name`, `symbol` and `uri` in the mint's own
-    metadata extension, signed by `mint_authority`; the mint must already hold the rent
-    for `metadata_size` more bytes."""
-    data = _METADATA_INIT + _lp_string(name) + _lp_string(symbol) + _lp_string(uri)
-    accounts = [
-        AccountMeta(mint, False, True),
-        AccountMeta(update_authority, False, False),
-        AccountMeta(mint, False, False),
-        AccountMeta(mint_authority, True, False),
-    ]
-    return Instruction(TOKEN_2022_PROGRAM, data, accounts)
-
-
-def metadata_size(name: str, symbol: str, uri: str) -> int:
-    """Bytes the metadata extension adds to a mint (type-length header included)."""
-    body = 32 + 32 + len(_lp_string(name)) + len(_lp_string(symbol)) + len(_lp_string(uri)) + 4
-    return 4 + body
 
 
 def memo(text: str, signer: Pubkey) -> Instruction:

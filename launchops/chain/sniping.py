@@ -15,10 +15,10 @@ from typing import Any
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 
-from launchops.api import programs as p
 from launchops.api.allocations import BondingCurveAllocation
 from launchops.api.models import LaunchConfig
 from launchops.chain.rpc import ChainRpc
+from launchops.genesis.pdas import NATIVE_MINT, associated_token_address, find_bucket_v2
 
 LOOKED_AT = 100  # signatures asked for: more than any launch's own and a few bots'
 
@@ -28,8 +28,8 @@ def curve_vault(config: LaunchConfig, genesis: Pubkey) -> Pubkey | None:
     curve = next((a for a in config.allocations if isinstance(a, BondingCurveAllocation)), None)
     if curve is None or not curve.bonding_curve_v2.first_buy.enabled:
         return None
-    owner = p.bucket_pda(curve.type, genesis, 0)
-    return p.token_account_address(owner, p.NATIVE_MINT, p.TOKEN_PROGRAM)
+    bucket = find_bucket_v2("BondingCurveBucketV2", genesis, 0)[0]
+    return associated_token_address(bucket, NATIVE_MINT)
 
 
 async def buys_before(
