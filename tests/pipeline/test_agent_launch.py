@@ -1,8 +1,9 @@
 """Agent launches: a launch file's `agent: {mint, setToken}` goes to create and register as
 the public service takes it. The sandbox checks that the agent exists and that the wallet
-owns its asset (403 otherwise) and builds the transactions with the agent's wallet as the
-creator, each instruction wrapped in an mpl-core Execute by the owner. mpl-core does not
-run in LiteSVM, so they cannot land here: what is built is read instruction by instruction.
+owns its asset (403 otherwise) and builds the Genesis instructions with the agent's wallet
+as the creator (it pays the accounts' rent and is the genesis account's authority), each
+wrapped in an mpl-core Execute by the owner, who pays the fees. The sandbox plays Execute
+(mpl-core is not in LiteSVM): an agent's launch lands, with its wallet funded.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
@@ -17,15 +19,16 @@ from solders.transaction import VersionedTransaction
 from launchops.api import programs as p
 from launchops.api.errors import BadRequestError
 from launchops.chain.signing import required_signers
+from launchops.genesis import DecodedInstruction, decode_instruction
+from launchops.genesis.instructions import ADDS_BUCKET
 from launchops.pipeline.runner import run_launch, run_step, validate
+from launchops.sandbox.genesis_create import plan
+from launchops.sandbox.genesis_verify import read
 from launchops.states import Step
 from tests.support.pipeline import context_for, seed_agent, stats, write_launch
+from tests.support.solana import wait_for
 
-SYSTEM_CREATE_ACCOUNT = 0
-INITIALIZE_MINT2 = 20
-METADATA_POINTER = 39
-MINT_TO_CHECKED = 14
-SET_AUTHORITY = 6
+SOL = 10**9
 
 
 def seed(sandbox, owner: Pubkey) -> Pubkey:
@@ -44,11 +47,23 @@ def unwrap(
         assert keys[ix.program_id_index] == p.MPL_CORE_PROGRAM
         assert data[0] == p.EXECUTE_DISCRIMINATOR
         (length,) = struct.unpack_from("<I", data, 1)
+        assert len(data) == 5 + length  # the inner instruction's data, and nothing after it
         assert accounts[0] == asset and accounts[2] == p.agent_wallet(asset)
         assert accounts[3] == owner == accounts[4]  # the owner pays and authorizes
         assert accounts[5] == p.SYSTEM_PROGRAM
         inner.append((accounts[6], accounts[7:], data[5 : 5 + length]))
     return inner
+
+
+def genesis_calls(
+    tx: VersionedTransaction, asset: Pubkey, owner: Pubkey
+) -> list[DecodedInstruction]:
+    """The Genesis instructions inside a transaction's Executes, decoded."""
+    found = []
+    for program, accounts, data in unwrap(tx, asset, owner):
+        assert program == p.GENESIS_PROGRAM
+        found.append(decode_instruction(program, data, accounts))
+    return found
 
 
 async def test_an_agent_launch_is_built_for_the_agents_wallet_inside_executes(
@@ -65,68 +80,61 @@ async def test_an_agent_launch_is_built_for_the_agents_wallet_inside_executes(
         await run_step(Step.CREATE, ctx, key)
         record = await ctx.journal.get(key)
     created = record.current.created
+    config = record.launch
     assert record.agent is not None and (record.agent.mint, record.agent.set_token) == (asset, True)
     first, *tails = [VersionedTransaction.from_bytes(raw) for raw in created.transactions]
     signers = required_signers(first)
-    assert signers[0] == ctx.wallet and set(signers) == {ctx.wallet, created.mint, created.genesis}
+    assert signers[0] == ctx.wallet and set(signers) == {ctx.wallet, created.mint}
     assert all(required_signers(tx) == [ctx.wallet] for tx in tails)
-    inner = unwrap(first, asset, ctx.wallet)
-    assert [program for program, _, _ in inner] == [
-        p.SYSTEM_PROGRAM,
-        p.TOKEN_2022_PROGRAM,
-        p.TOKEN_2022_PROGRAM,
-        p.TOKEN_2022_PROGRAM,
-        p.SYSTEM_PROGRAM,
+    calls = [call for tx in (first, *tails) for call in genesis_calls(tx, asset, ctx.wallet)]
+    initialize, *middle, finalize, revoke = calls
+    assert initialize == genesis_calls(first, asset, ctx.wallet)[0]  # the first transaction's
+    assert initialize.name == "initializeV2"
+    roles = initialize.accounts
+    assert roles["payer"] == wallet and roles["authority"] == wallet  # the agent's wallet
+    assert (roles["baseMint"], roles["genesisAccount"]) == (created.mint, created.genesis)
+    args = initialize.args
+    assert (args["name"], args["symbol"], args["uri"]) == (config.name, config.symbol, config.image)
+    assert args["totalSupplyBaseToken"] == config.supply * 10**config.decimals
+    launch = plan(config, wallet, created.mint)
+    adds = [call for call in middle if call.name in ADDS_BUCKET]
+    assert [(a.accounts["bucket"], a.args["baseTokenAllocation"]) for a in adds] == [
+        (b.address, b.allocation) for b in launch.buckets
     ]
-    (
-        (_, mint_accounts, mint_data),
-        (_, _, pointer),
-        (_, _, init),
-        (_, meta_accounts, _),
-        (
-            _,
-            genesis_accounts,
-            genesis_data,
-        ),
-    ) = inner
-    assert struct.unpack_from("<I", mint_data)[0] == SYSTEM_CREATE_ACCOUNT
-    assert mint_accounts[:2] == [wallet, created.mint]  # the agent's wallet pays the mint
-    assert pointer[0] == METADATA_POINTER and Pubkey.from_bytes(pointer[2:34]) == wallet
-    assert init[0] == INITIALIZE_MINT2 and Pubkey.from_bytes(init[2:34]) == wallet
-    assert meta_accounts[1] == wallet and meta_accounts[3] == wallet  # update, mint authority
-    assert genesis_accounts[:2] == [wallet, created.genesis]
-    assert struct.unpack_from("<I", genesis_data)[0] == SYSTEM_CREATE_ACCOUNT
-    minted = [
-        (accounts, data)
-        for tx in tails
-        for program, accounts, data in unwrap(tx, asset, ctx.wallet)
-        if program == p.TOKEN_2022_PROGRAM and data[0] == MINT_TO_CHECKED
-    ]
-    assert minted and all(accounts[2] == wallet for accounts, _ in minted)  # mint authority
-    last = unwrap(tails[-1], asset, ctx.wallet)[-1]
-    assert last[0] == p.TOKEN_2022_PROGRAM and last[2][0] == SET_AUTHORITY  # revoked
+    assert [ADDS_BUCKET[a.name] for a in adds] == [b.kind for b in launch.buckets]
+    assert (finalize.name, revoke.name) == ("finalizeV2", "revokeV2")
+    assert revoke.args["revokeMintAuthority"] is True
+    assert revoke.args["revokeFreezeAuthority"] is True
+    assert finalize in genesis_calls(tails[-1], asset, ctx.wallet)  # the last transaction's
+    for call in calls:  # every one the agent's wallet's, on this launch's genesis account
+        assert call.accounts["genesisAccount"] == created.genesis, call.name
+        assert call.accounts["authority"] == wallet, call.name
+        assert call.accounts.get("payer", wallet) == wallet, call.name
 
 
-async def test_an_agent_launch_cannot_land_here_and_register_takes_the_same_agent(
-    sandbox_factory, tmp_path
-):
+async def test_an_agent_launch_lands_and_register_takes_the_same_agent(sandbox_factory, tmp_path):
     sandbox = sandbox_factory()
     async with context_for(sandbox, tmp_path) as ctx:
         asset = seed(sandbox, ctx.wallet)
+        wallet = p.agent_wallet(asset)
+        async with AsyncClient(sandbox.rpc_url) as rpc:  # the agent's wallet pays the rent
+            await wait_for(rpc, (await rpc.request_airdrop(wallet, SOL)).value)
         path = write_launch(tmp_path, form="presale", key="agent-land", agent={"mint": str(asset)})
         record = await run_launch(ctx, (await validate(ctx, path)).key)
         with pytest.raises(BadRequestError) as other:
             await ctx.client.register_launch(
                 record.genesis, record.launch, agent=type(record.agent)(mint=Keypair().pubkey())
             )
-        with pytest.raises(BadRequestError) as same:
-            await ctx.client.register_launch(record.genesis, record.launch, agent=record.agent)
-    # mpl-core is not in LiteSVM: the node refuses the first Execute, nothing landed.
-    assert record.state == "failed" and "refused transaction 1" in record.last_error
-    assert stats(sandbox)["launches"]["mintsOnChain"] == 0
+        same = await ctx.client.register_launch(record.genesis, record.launch, agent=record.agent)
+    assert record.state == "registered", record.last_error
+    assert stats(sandbox)["launches"]["mintsOnChain"] == 1
+    chain = sandbox.service.chain
+    genesis = read(chain, Pubkey.from_string(record.genesis), "GenesisAccountV2")
+    assert genesis is not None and genesis["authority"] == wallet and genesis["finalized"]
+    assert chain.account(wallet).lamports < SOL  # the accounts' rent: the agent's wallet's
     assert other.value.error == "Launch does not match the launch that was created"
     assert [d["path"] for d in other.value.details] == [["agent", "mint"]]
-    assert same.value.error == "Genesis account not found on-chain"  # it could not land
+    assert same.existing is True and same.launch.id == record.registered.launch_id
 
 
 @pytest.mark.parametrize("whose", ["someone else's", "unknown"])
