@@ -5,8 +5,9 @@ paying for itself), and each transaction is sent and confirmed once.
 An expired blockhash asks the service again (the runner's create-again, once the last
 build is provably dead); nothing is resent under a new blockhash by us. "Nothing to
 claim" is an ordinary, finished outcome: the claim is `confirmed` with nothing claimed.
-What was claimed is read from the chain: the wallet's lamports before the claim was
-signed and after it was confirmed (net of fees when the wallet pays them).
+What was claimed is read from the chain: what the wallet holds (its lamports and its
+wrapped SOL, where a curve's fees are claimed to) before the claim was signed and after
+it was confirmed (net of fees and rent when the wallet pays them).
 
 A wallet has at most one claim under way: a run resumes the unfinished one, else starts
 the wallet's next (`claim-<wallet>-<n>`).
@@ -14,6 +15,7 @@ the wallet's next (`claim-<wallet>-<n>`).
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from solders.pubkey import Pubkey
@@ -149,10 +151,30 @@ def checker(tables: Tables) -> Check:
     return check
 
 
+async def held(ctx: LaunchContext, wallet: Pubkey) -> int:
+    """The wallet's lamports and its wrapped SOL: a curve's creator fees are claimed into
+    its wrapped SOL account, a pool's as lamports."""
+    wrapped = p.token_account_address(wallet, p.NATIVE_MINT)
+    config = {"encoding": "base64", "commitment": "confirmed"}
+    params: list[Any] = [[str(wallet), str(wrapped)], config]
+    return (await ctx.rpc.call("getMultipleAccounts", params, _held))[0]
+
+
+def _held(value: Any) -> int:
+    if not isinstance(value, list) or len(value) != 2:
+        raise ValueError("expected a list of 2")
+    account, token = value
+    lamports = int(account["lamports"]) if account else 0
+    if token is None:
+        return lamports
+    data = base64.b64decode(token["data"][0], validate=True)
+    return lamports + int.from_bytes(data[64:72], "little")
+
+
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
-    """Note the wallet's lamports (nothing of this attempt is sent yet), check each
+    """Note what the wallet holds (nothing of this attempt is sent yet), check each
     transaction (through the lookup tables it loads, over RPC), then sign."""
-    before = await ctx.rpc.balance(Pubkey.from_string(record.config["wallet"]))
+    before = await held(ctx, Pubkey.from_string(record.config["wallet"]))
     await ctx.journal.set_result(
         record.key,
         {"nothingToClaim": False, "lamportsBefore": before},
@@ -167,7 +189,7 @@ async def confirm(ctx: LaunchContext, record: LaunchRecord) -> None:
     kept with the state `confirmed` in one write."""
     if not await at_commitment(ctx, record):
         return
-    after = await ctx.rpc.balance(Pubkey.from_string(record.config["wallet"]))
+    after = await held(ctx, Pubkey.from_string(record.config["wallet"]))
     before = (record.result or {}).get("lamportsBefore")
     claimed = after - before if before is not None else None
     result = {

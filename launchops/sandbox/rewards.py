@@ -37,6 +37,7 @@ from launchops.api.allocations import (
 from launchops.api.fields import iso_utc
 from launchops.api.launches import BlockhashInfo
 from launchops.api.models import LaunchConfig
+from launchops.genesis.instructions import build_instruction
 from launchops.sandbox.chain import Chain
 from launchops.sandbox.genesis_create import PlannedBucket
 from launchops.sandbox.genesis_tx import first_buy_instructions
@@ -135,7 +136,8 @@ class Rewards:
         else:
             ixs = first_buy_instructions(curve.launch, curve.bucket, buyer.pubkey(), paid, 0)
         fee_account = fee_keypair(genesis, kind).pubkey()
-        ixs += self._credit(buyer.pubkey(), fee_account, creator)  # what a claim pays out
+        if kind == "raydium":  # the curve's accrue in its bucket; the pool's, here
+            ixs += self._credit(buyer.pubkey(), fee_account, creator)
         ixs.append(p.memo(f"sandbox swap on {genesis}", buyer.pubkey()))
         blockhash, _ = self.chain.latest_blockhash()
         tx = VersionedTransaction(
@@ -177,7 +179,7 @@ class Rewards:
         if graduated and activity["graduatedAt"] is None:
             activity["graduatedAt"] = now
         self.store.put("curve", curve.genesis, activity)
-        if curve.fee_wallet is not None:
+        if curve.fee_wallet is not None and kind == "raydium":
             account = str(fee_keypair(curve.genesis, kind).pubkey())
             self.store.put(
                 "fee-account",
@@ -194,9 +196,11 @@ class Rewards:
     # ── claims ──────────────────────────────────────────────────────────────
 
     def claimable(self, wallet: str, network: str) -> list[tuple[dict[str, Any], int]]:
-        """The wallet's fee accounts on `network` with lamports above rent, and how many."""
+        """What the wallet can claim on `network`: each bonding curve whose creator fee
+        wallet it is, with fees accrued and not claimed (in its bucket), and each Raydium
+        pool fee account with lamports above rent; with how much."""
+        found = [(entry, due) for entry, due in self._curves_of(wallet, network) if due > 0]
         rent = self.chain.rent_exempt(0)
-        found = []
         for entry in self.store.all("fee-account"):
             if entry["wallet"] != wallet or entry["network"] != network:
                 continue
@@ -206,30 +210,53 @@ class Rewards:
                 found.append((entry, amount))
         return found
 
+    def _curves_of(self, wallet: str, network: str) -> list[tuple[dict[str, Any], int]]:
+        found = []
+        for created in self.store.all("create"):
+            if created["network"] != network or created["launch"].get("type") != "bondingCurve":
+                continue
+            curve = self.curve(created["genesis"])
+            if curve is None or str(curve.fee_wallet) != wallet:
+                continue
+            bucket = read(self.chain, curve.bucket.address, "BondingCurveBucketV2")
+            if bucket is not None:
+                due = bucket["creatorFeeAccrued"] - bucket["creatorFeeClaimed"]
+                entry = {"genesis": curve.genesis, "kind": "bondingCurve", "wallet": wallet}
+                found.append(({**entry, "curve": curve}, due))
+        return found
+
     def claim(self, body: ClaimRewardsRequest) -> RewardsClaim | None:
-        """One transaction per fee account with something to claim; None when nothing."""
+        """One transaction per bucket with something to claim; None when nothing: a
+        curve's `claimBondingCurveCreatorFeeV2` (its fees into the wallet's wrapped SOL
+        account, made if missing, the payer paying), a pool's a transfer from its fee
+        account, signed by it."""
         due = self.claimable(str(body.wallet), str(body.network))
         if not due:
             return None
         payer = body.payer or body.wallet
-        groups = [
-            [
-                transfer(
-                    TransferParams(
-                        from_pubkey=Pubkey.from_string(entry["account"]),
-                        to_pubkey=body.wallet,
-                        lamports=amount,
-                    )
-                )
-            ]
-            for entry, amount in due
-        ]
+        groups, keys = [], []
+        for entry, amount in due:
+            if entry["kind"] == "bondingCurve":
+                groups.append([self._claim_curve(entry["curve"], body.wallet, payer)])
+                keys.append([])
+                continue
+            source = Pubkey.from_string(entry["account"])
+            move = TransferParams(from_pubkey=source, to_pubkey=body.wallet, lamports=amount)
+            groups.append([transfer(move)])
+            keys.append([fee_keypair(entry["genesis"], entry["kind"])])
         blockhash, last_valid = self.chain.blockhash_for_new()
         messages = self.chain.build(payer, groups, blockhash)
-        keys = [fee_keypair(entry["genesis"], entry["kind"]) for entry, _ in due]
         return RewardsClaim(
-            transactions=[
-                bytes(partly_signed(m, [k])) for m, k in zip(messages, keys, strict=True)
-            ],
+            transactions=[bytes(partly_signed(m, k)) for m, k in zip(messages, keys, strict=True)],
             blockhash=BlockhashInfo(blockhash=blockhash, last_valid_block_height=last_valid),
         )
+
+    def _claim_curve(self, curve: Curve, wallet: Pubkey, payer: Pubkey) -> Instruction:
+        accounts = {
+            "genesisAccount": curve.launch.genesis,
+            "bucket": curve.bucket.address,
+            "baseMint": curve.launch.mint,
+            "quoteMint": curve.launch.quote_mint,
+            "creatorFeeWallet": wallet,
+        }
+        return build_instruction("claimBondingCurveCreatorFeeV2", {}, accounts, payer=payer)

@@ -10,6 +10,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 
 import launchops.web as web
+from launchops.api import programs as p
 from launchops.api.client import AsyncServiceClient
 from launchops.api.models import LaunchConfig
 from launchops.config.recipes import BondingCurveRecipe
@@ -52,4 +53,8 @@ def buy(sandbox: Any, genesis: str, lamports: int) -> dict[str, Any]:
 
 
 async def lamports_of(rpc: AsyncClient, key: Pubkey) -> int:
-    return (await rpc.get_balance(key)).value
+    """The SOL a wallet holds: its lamports and its wrapped SOL account's (where a
+    curve's creator fees are claimed to; its rent is the wallet's too)."""
+    wrapped = p.token_account_address(key, p.NATIVE_MINT)
+    accounts = (await rpc.get_multiple_accounts([key, wrapped])).value
+    return sum(account.lamports for account in accounts if account is not None)
