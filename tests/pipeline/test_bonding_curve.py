@@ -17,9 +17,19 @@ from launchops.api import programs as p
 from launchops.api.errors import LaunchFileError
 from launchops.chain.signing import required_signers
 from launchops.errors import SecretUnavailable
+from launchops.genesis import decode_instruction
+from launchops.genesis.accounts import decode_account_as
+from launchops.genesis.metadata import decode_metadata, unpuff
+from launchops.genesis.pdas import (
+    FEE_WALLET,
+    associated_token_address,
+    find_bucket_v2,
+    find_metadata,
+)
 from launchops.pipeline.runner import run_launch, run_step, validate
 from launchops.sandbox import bonding
-from launchops.sandbox.launches import plan_buckets
+from launchops.sandbox.genesis_create import plan
+from launchops.sandbox.launches import launch_plan
 from launchops.states import LaunchState, Step
 from tests.chaos.test_secrets import forms
 from tests.support.pipeline import (
@@ -179,35 +189,55 @@ async def test_a_plain_curve_launches_and_registers(sandbox_factory, tmp_path):
         key = (await validate(ctx, curve_file(tmp_path, "plain-curve"))).key
         record = await run_launch(ctx, key)
         token = await ctx.client.get_token(record.mint)
-        buckets = plan_buckets(
-            record.launch, Pubkey.from_string(record.genesis), Pubkey.from_string(record.mint)
-        )
-        held = {
-            b.kind: (await ctx.rpc.client.get_token_account_balance(b.account)).value
-            for b in buckets
-        }
-        mint = p.read_mint(
-            bytes(
-                (await ctx.rpc.client.get_account_info(Pubkey.from_string(record.mint))).value.data
+        mint_key, genesis = Pubkey.from_string(record.mint), Pubkey.from_string(record.genesis)
+        launch = launch_plan(sandbox.service.chain, record.launch, genesis, mint_key)
+        found = [(await ctx.rpc.client.get_account_info(b.address)).value for b in launch.buckets]
+        escrow = (
+            await ctx.rpc.client.get_token_account_balance(
+                associated_token_address(genesis, mint_key)
             )
-        )
+        ).value
+        held = (await ctx.rpc.client.get_account_info(mint_key)).value
+        metadata = (await ctx.rpc.client.get_account_info(find_metadata(mint_key)[0])).value
     assert record.state == "registered", (record.last_error, record.error_details)
     assert (
         token.launches[0].mechanic == "bondingCurveV2" and token.launches[0].type == "bondingCurve"
     )
-    assert held["bondingCurveV2"].amount == "717948717948717"
-    assert held["RaydiumLP"].amount == "282051282051283"
-    assert [b.owner for b in buckets] == [
-        p.bucket_pda("bondingCurveV2", Pubkey.from_string(record.genesis), 0),
-        p.bucket_pda("RaydiumLP", Pubkey.from_string(record.genesis), 0),
+    assert [b.source for b in launch.buckets] == ["bondingCurveV2", "RaydiumLP"]
+    assert [b.address for b in launch.buckets] == [
+        find_bucket_v2("BondingCurveBucketV2", genesis, 0)[0],
+        find_bucket_v2("RaydiumCpmmBucketV2", genesis, 0)[0],
     ]
-    assert (mint.name, mint.symbol, mint.supply, mint.decimals) == (
-        "Curve Token",
-        "CURVE",
-        10**15,
-        6,
+    assert all(a is not None and a.owner == p.GENESIS_PROGRAM for a in found)
+    curve, pool = (
+        decode_account_as(b.kind, bytes(a.data))["bucket"]
+        for b, a in zip(launch.buckets, found, strict=True)
     )
-    assert mint.mint_authority is None
+    assert curve["baseTokenAllocation"] == curve["baseTokenBalance"] == 717948717948717
+    assert pool["baseTokenAllocation"] == pool["baseTokenBalance"] == 282051282051283
+    assert curve["genesis"] == pool["genesis"] == genesis
+    assert escrow.amount == str(10**15)  # every token in the genesis account's escrow
+    assert held.owner == p.TOKEN_PROGRAM
+    mint = p.read_mint(bytes(held.data))
+    assert (mint.supply, mint.decimals) == (10**15, 6)
+    assert mint.mint_authority is None and mint.freeze_authority is None
+    named = decode_metadata(bytes(metadata.data))
+    assert (unpuff(named["name"]), unpuff(named["symbol"])) == ("Curve Token", "CURVE")
+
+
+ADD_CURVE = "addConstantProductBondingCurveBucketV2"
+
+
+def genesis_names(tx: VersionedTransaction) -> list[str]:
+    """The names of a transaction's Genesis instructions, in order."""
+    keys = tx.message.account_keys
+    return [
+        decode_instruction(
+            keys[ix.program_id_index], bytes(ix.data), [keys[i] for i in ix.accounts]
+        ).name
+        for ix in tx.message.instructions
+        if keys[ix.program_id_index] == p.GENESIS_PROGRAM
+    ]
 
 
 async def airdrop(ctx, key: Pubkey, sol: int) -> None:
@@ -229,23 +259,52 @@ async def test_a_first_buy_by_another_wallet_is_signed_by_it_and_never_journaled
         key = (await validate(ctx, path)).key
         record = await run_launch(ctx, key)
         assert record.state == "registered", (record.last_error, record.error_details)
-        buy = bonding.first_buy(
-            record.launch, Pubkey.from_string(record.genesis), Pubkey.from_string(record.mint)
+        mint, genesis = Pubkey.from_string(record.mint), Pubkey.from_string(record.genesis)
+        launch = plan(record.launch, record.launch.public_key, mint)
+        buy = bonding.first_buy(record.launch, launch)
+        client = ctx.rpc.client
+        vault = (await client.get_token_account_balance(buy.vault)).value
+        bought = (await client.get_token_account_balance(buy.account)).value
+        wrapped = associated_token_address(buyer.pubkey(), p.NATIVE_MINT)
+        left = (await client.get_token_account_balance(wrapped)).value
+        fees = associated_token_address(FEE_WALLET, p.NATIVE_MINT)
+        protocol = (await client.get_token_account_balance(fees)).value
+        escrow = (
+            await client.get_token_account_balance(associated_token_address(genesis, mint))
+        ).value
+        curve = decode_account_as(
+            "BondingCurveBucketV2",
+            bytes((await client.get_account_info(buy.bucket.address)).value.data),
         )
-        vault = (await ctx.rpc.client.get_token_account_balance(buy.vault)).value
-        bought = (await ctx.rpc.client.get_token_account_balance(buy.account)).value
+        rent = (await client.get_minimum_balance_for_rent_exemption(165)).value
         spent = 5 * 10**9 - await ctx.rpc.balance(buyer.pubkey())
     assert record.state == "registered", (record.last_error, record.error_details)
-    signers = [
-        required_signers(VersionedTransaction.from_bytes(raw)) for raw in record.current.signed
-    ]
-    assert buyer.pubkey() in signers[-1] and all(buyer.pubkey() not in s for s in signers[:-1])
-    assert (vault.amount, int(bought.amount)) == (str(2 * 10**9), buy.tokens) and buy.tokens > 0
-    assert spent == 2 * 10**9  # the creator paid every fee and rent
+    signed = [VersionedTransaction.from_bytes(raw) for raw in record.current.signed]
+    by_buyer = [n for n, tx in enumerate(signed) if buyer.pubkey() in required_signers(tx)]
+    # It signs the curve's add (the program reserves the first buy to it) and its swap.
+    adds = [n for n, tx in enumerate(signed) if ADD_CURVE in genesis_names(tx)]
+    assert by_buyer == [*adds, len(signed) - 1] and len(adds) == 1
+    assert genesis_names(signed[-1]) == ["swapBondingCurveV2"]
+    swap = buy.swap  # no buy ahead of it: the opening price
+    assert swap.paid == 2 * 10**9 and int(bought.amount) == buy.tokens > 0
+    assert int(escrow.amount) == 10**15 - buy.tokens  # out of the genesis account's escrow
+    assert curve["bucket"]["baseTokenBalance"] == buy.bucket.allocation - buy.tokens
+    assert curve["bucket"]["quoteTokenBalance"] == swap.net
+    assert curve["creatorFeeAccrued"] == swap.creator_fee
+    assert curve["extensions"]["firstBuyDone"] is True
+    # The buyer paid its SOL and the rent of its two token accounts (wrapped SOL, the
+    # mint's); the creator paid every fee.
+    assert spent == 2 * 10**9 + 2 * rent
     assert record.launch_order.secrets == ("bondingCurve.firstBuyWallet",)
     journal = (tmp_path / "sandbox" / "journal.db").read_bytes()
     assert all(form not in journal for form in forms(bytes(buyer)))
     assert str(source).encode() not in journal  # not even where the key lives
+    # Every lamport it paid went in: the protocol fee to the fee wallet, the rest to the
+    # curve's quote account (its reserves and the creator fee, kept until claimed).
+    assert int(protocol.amount) == swap.protocol_fee
+    assert (int(left.amount), int(vault.amount)) == (0, swap.paid - swap.protocol_fee), (
+        "the protocol fee must come out of the buyer's wrapped SOL, not the curve's"
+    )
 
 
 async def test_a_resume_elsewhere_reads_the_buyer_again_from_the_file(sandbox_factory, tmp_path):
