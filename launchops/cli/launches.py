@@ -20,11 +20,9 @@ from launchops.cli.common import (
     refuse,
     refuse_folder,
     run,
-    short,
     writable_file,
 )
-from launchops.cli.tables import shorten_addresses
-from launchops.states import Kind
+from launchops.cli.status import read_journal, status
 
 if TYPE_CHECKING:
     from solders.pubkey import Pubkey
@@ -166,7 +164,7 @@ def resume(
     """Continue a launch from its journal, at the first unfinished step."""
     writable_file(out)
     settings = call.settings
-    if call.prefect and not run(_read_journal(settings, key))[0]:  # before Prefect starts
+    if call.prefect and not run(read_journal(settings, key))[0]:  # before Prefect starts
         raise refuse(f"no launch {key!r} in the journal of profile {settings.name}")
     result = _finished(settings, key) or _launch(call, None, key, False)
     _finish(settings, result, out, call.as_json, f"launchops resume {key}")
@@ -180,7 +178,7 @@ def _finished(settings: Profile, key: str, config_hash: str | None = None) -> di
     from launchops.pipeline.embedded import sandbox_running
     from launchops.states import done
 
-    [record, *_] = run(_read_journal(settings, key))[0] or [None]
+    [record, *_] = run(read_journal(settings, key))[0] or [None]
     if record is None or not done(record.state, record.kind):
         return None
     if config_hash is not None and record.config_hash != config_hash:
@@ -314,77 +312,6 @@ def _finish(
 
 
 # ── status and schema ───────────────────────────────────────────────────────
-
-
-@shared()
-def status(
-    call: Call,
-    key: Annotated[str | None, typer.Argument(help="One launch's key; all when left out.")] = None,
-) -> None:
-    """The journal: every launch's state, or one launch in detail with its events."""
-    records, events = run(_read_journal(call.settings, key))
-    if key is not None and not records:  # an unknown key is refused, as resume refuses it
-        raise refuse(f"no launch {key!r} in the journal of profile {call.profile}")
-    if call.as_json:
-        data: Any = [r.as_dict() for r in records]
-        if key is not None:
-            data = {
-                **data[0],
-                "events": [{"at": at.isoformat(), "step": s, "message": m} for at, s, m in events],
-            }
-        print_json(data)
-        return
-    if not records:  # a title over nothing reads as a broken table: say what is there
-        where = "" if call.profile == "sandbox" else f" --profile {call.profile}"
-        console().print(
-            f"no launches in the journal of profile {call.profile} yet; "
-            f"launchops launch FILE{where} starts one",
-            markup=False,
-        )
-        return
-    _print_status(call.profile, records, events)
-
-
-def _print_status(profile: str, records: list[Any], events: list[Any]) -> None:
-    """One line a launch (its page or error on a line below it), then the events of one."""
-    from rich.text import Text
-
-    from launchops.cli.tables import Column, Listing, print_listing
-
-    key = Column("key", shrinks=True, keeps_end=True)  # a claim key's -N tells its rows apart
-    columns = [key, Column("state"), Column("tries", right=True)]
-    columns += [Column("mint"), Column("spent", right=True), Column("updated")]
-    listing = Listing(f"launches · profile {profile}", columns)
-    total = 0
-    for r in records:
-        detail = r.registered.link if r.registered else r.last_error
-        if r.sniped_by:
-            detail = f"{detail or ''} · sniped: {len(r.sniped_by)} buys before its first buy"
-        updated = r.updated_at.strftime("%m-%d %H:%M:%S")
-        spent = r.lamports_spent if r.kind is Kind.LAUNCH else 0
-        total += spent
-        shown = str(spent) if spent else "-"
-        listing.add([r.key, r.state, r.attempt, short(r.mint), shown, updated], detail)
-    print_listing(listing)
-    if total:
-        console().print(f"spent: {total} lamports in all (fees and tips)", markup=False)
-    out = console()
-    for at, step, message in events:
-        line = f"  {at:%H:%M:%S} {step:<9} {shorten_addresses(message)}"
-        out.print(Text(line, overflow="ellipsis"), soft_wrap=False)
-
-
-async def _read_journal(settings: Profile, key: str | None) -> tuple[list[Any], list[Any]]:
-    from launchops.journal.store import Journal
-
-    journal = await Journal.open(settings.journal)
-    try:
-        if key is None:
-            return await journal.all(attempts=True), []
-        record = await journal.get(key)
-        return ([record] if record else []), (await journal.events(key) if record else [])
-    finally:
-        await journal.close()
 
 
 def schema(

@@ -182,3 +182,30 @@ def test_launch_through_prefect(env, tmp_path, prefect_server):
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout)["state"] == "registered"
     assert stats(sandbox)["launches"]["registered"] == 1
+
+
+def test_status_filters_by_state_and_by_when_a_launch_last_changed(env, tmp_path):
+    _, environment = env
+    launched = run(
+        environment, "launch", str(write_launch(tmp_path, key="filtered")), "--no-prefect", "--json"
+    )
+    assert launched.returncode == 0, launched.stderr
+
+    def keys(*options: str) -> list[str]:
+        done = run(environment, "status", "--json", *options)
+        assert done.returncode == 0, done.stderr
+        return [row["key"] for row in json.loads(done.stdout)]
+
+    assert keys("--state", "registered") == ["filtered"]
+    assert keys("--state", "failed,needs_attention") == []
+    assert keys("--since", "1h") == ["filtered"]
+    assert keys("--since", "2020-01-01T00:00:00Z") == ["filtered"]
+    assert keys("--since", "2999-01-01T00:00:00Z") == []
+    for bad, said in (
+        (["--state", "landed"], "--state landed: not a state; one of "),
+        (["--since", "yesterday"], "--since 'yesterday': give a duration (30m, 2h, 1d)"),
+    ):
+        refused = run(environment, "status", *bad)
+        assert refused.returncode == 2, refused.stderr
+        [line] = refused.stderr.splitlines()
+        assert line.startswith(f"error: {said}"), line
