@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
@@ -317,6 +318,11 @@ def quiet_prefect() -> None:
     for name, value in PREFECT_SERVER_SETTINGS.items():
         os.environ.setdefault(name, value)
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    if os.environ["PREFECT_LOGGING_LEVEL"].upper() == "WARNING":
+        # Prefect's background services log under their class names, outside the level
+        # above: "EventsWorker - Still processing items" after a command's last flow.
+        for name in ("EventsWorker", "APILogWorker"):
+            logging.getLogger(name).setLevel(logging.ERROR)
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     # The temporary server's first start, migrations included, takes longer than Prefect's
