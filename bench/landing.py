@@ -38,6 +38,7 @@ from launchops.config.profiles import load_profile  # noqa: E402
 from launchops.pipeline.batch import run_batch  # noqa: E402
 from launchops.pipeline.context import open_context  # noqa: E402
 from launchops.sandbox import bonding  # noqa: E402
+from launchops.sandbox.genesis_create import plan  # noqa: E402
 from launchops.sandbox.process import serving  # noqa: E402
 from tests.support.pipeline import dump_yaml, launch_document  # noqa: E402
 
@@ -112,9 +113,8 @@ async def opening_price(ctx: Any, record: Any) -> bool:
     """Whether the first buy got what the curve gives at its opening price."""
     from solders.pubkey import Pubkey
 
-    buy = bonding.first_buy(
-        record.launch, Pubkey.from_string(record.genesis), Pubkey.from_string(record.mint)
-    )
+    launch = plan(record.launch, record.launch.public_key, Pubkey.from_string(record.mint))
+    buy = bonding.first_buy(record.launch, launch)
     if buy is None:
         return False
     held = (await ctx.rpc.client.get_token_account_balance(buy.account)).value
