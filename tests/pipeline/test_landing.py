@@ -12,12 +12,14 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
 import launchops.web as web
+from launchops.genesis.pdas import find_bucket_v2
 from launchops.library.results import LaunchResult
 from launchops.pipeline.batch import run_batch
 from launchops.pipeline.bundling import BundleSubmission
 from launchops.pipeline.rows import spent as spent_in
 from launchops.pipeline.runner import run_launch, run_step, validate
 from launchops.sandbox import bonding
+from launchops.sandbox.genesis_create import plan
 from launchops.states import Step
 from tests.support.pipeline import (
     RECIPIENT,
@@ -107,9 +109,12 @@ async def test_with_the_sniper_on_bundles_get_the_opening_price_and_plain_is_tol
 
 async def first_buy_tokens(ctx, record) -> tuple[int, int]:
     """Tokens the first buy got, and what it would get at the curve's opening price."""
+    creator = record.launch.public_key
     buy = bonding.first_buy(
-        record.launch, Pubkey.from_string(record.genesis), Pubkey.from_string(record.mint)
+        record.launch, plan(record.launch, creator, Pubkey.from_string(record.mint))
     )
+    curve = find_bucket_v2("BondingCurveBucketV2", Pubkey.from_string(record.genesis), 0)[0]
+    assert buy is not None and buy.bucket.address == curve
     held = (await ctx.rpc.client.get_token_account_balance(buy.account)).value
     return int(held.amount), buy.tokens
 
@@ -209,9 +214,13 @@ async def test_the_fees_of_a_launch_stopped_halfway_are_journaled(sandbox_factor
     async with context_for(sandbox, tmp_path) as ctx:
         record = await run_launch(ctx, (await validate(ctx, path)).key)
     assert record.state == "needs_attention"
-    paid = 5000 * sum(
+    first, failed, *after = record.current.sends
+    assert first.landing is not None and failed.sent and failed.landing is None
+    assert after and not any(send.sent for send in after)  # none sent after the failure
+    paid = 5000 * sum(  # a failed transaction pays its fees too; one never sent, none
         VersionedTransaction.from_bytes(raw).message.header.num_required_signatures
-        for raw in record.current.signed
+        for raw, send in zip(record.current.signed, record.current.sends, strict=True)
+        if send.sent
     )
     assert record.current.spent.fee_lamports == paid == record.lamports_spent
 
