@@ -39,7 +39,10 @@ def check(call: Call) -> None:
         out = console()
         out.print("profile ", end="")
         out.print(settings.name, end="", style="bold")
-        out.print(f" ({settings.service} service, {settings.network})")
+        if settings.service == "sandbox":  # nothing real: say so before anything else
+            out.print(f" (a sandbox: a local chain, no real funds; as {settings.network})")
+        else:
+            out.print(f" ({settings.service} service, {settings.network})")
         for finding in findings:
             out.print(
                 "ok  " if finding.ok else "FIX ", end="", style="green" if finding.ok else "red"

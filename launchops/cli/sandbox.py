@@ -301,7 +301,7 @@ def seed(
     if as_json:
         typer.echo(json.dumps(answer["agents"]))
     else:
-        typer.echo(f"added {counted(len(answer['agents']), 'agent')} on {network}")
+        typer.echo(f"added {counted(len(answer['agents']), 'agent')} to the sandbox (as {network})")
 
 
 def _seed_options(network: str, owner: str | None) -> None:
