@@ -124,9 +124,9 @@ def _swap(play: Play, args: dict[str, Any], roles: Roles) -> None:
         role(roles, "bucketQuoteTokenAccount"),
         made.paid - made.protocol_fee,
     )
-    move_tokens(
+    move_tokens(  # the protocol's share, out of what the buyer pays
         play,
-        role(roles, "bucketQuoteTokenAccount"),
+        role(roles, "quoteTokenAccount"),
         role(roles, "feeQuoteTokenAccount"),
         made.protocol_fee,
     )
