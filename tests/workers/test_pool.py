@@ -225,7 +225,7 @@ def test_deploy_reads_a_key_kept_in_a_secret_block_as_the_readme_says(pool):
     assert deployed.returncode == 0, deployed.stderr[-3000:]
     assert "deployed batch-part/batch-part-sandbox" in " ".join(deployed.stdout.split())
     absent = _launchops({**env, "LAUNCHOPS_KEYPAIR": "prefect-secret:absent"}, *args)
-    assert absent.returncode == 1
+    assert absent.returncode == 2  # refused: nothing deployed
     assert "no Secret block 'absent'" in absent.stderr
     ours = [line for line in absent.stderr.splitlines() if "Warning" not in line]
     assert [line for line in ours if line.startswith("error")] == ours[-1:], absent.stderr
