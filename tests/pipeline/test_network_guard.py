@@ -180,7 +180,7 @@ def test_check_on_a_fresh_home_starts_the_embedded_sandbox(tmp_path):
     result = launchops(env, "check")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("profile sandbox (sandbox service"), lines
+    assert lines[0].startswith("profile sandbox (a sandbox: a local chain, no real funds"), lines
     assert [line.split()[:2] for line in lines[1:]] == [
         ["ok", "service"],
         ["ok", "cluster"],
