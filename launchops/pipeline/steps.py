@@ -263,10 +263,14 @@ async def sign_checked(
 
 
 async def sign_through_tables(
-    ctx: LaunchContext, record: LaunchRecord, checker: Callable[[Tables], Check]
+    ctx: LaunchContext,
+    record: LaunchRecord,
+    checker: Callable[[Tables], Check],
+    others: tuple[Keypair, ...] = (),
 ) -> None:
     """Resolve the lookup tables the transactions load accounts from (over RPC), check
-    what they move through them (`checker(tables)`), and sign them."""
+    what they move through them (`checker(tables)`), and sign them (and each of `others`
+    where needed)."""
     attempt = record.current
     assert attempt is not None
     keys: Sequence[Any] = [
@@ -274,12 +278,16 @@ async def sign_through_tables(
         for raw in attempt.created.transactions
         for table in lookup_tables(VersionedTransaction.from_bytes(raw))
     ]
-    await sign_checked(ctx, record, checker(await ctx.rpc.lookup_tables(list(keys))))
+    await sign_checked(ctx, record, checker(await ctx.rpc.lookup_tables(list(keys))), others)
 
 
 async def sign(ctx: LaunchContext, record: LaunchRecord) -> None:
-    """The creator signs every transaction; a first buyer (another wallet) those it is in."""
-    await sign_checked(ctx, record, None, (await secrets_of(ctx, record)).signers)
+    """Every transaction read against the file (`launchops.chain.reader`), then signed by
+    the creator, and by a first buyer (another wallet) where it is in one."""
+    from launchops.pipeline.reading import launch_checker
+
+    others = (await secrets_of(ctx, record)).signers
+    await sign_through_tables(ctx, record, launch_checker, others)
 
 
 # ── submit and confirm ──────────────────────────────────────────────────────

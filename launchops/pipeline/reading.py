@@ -1,0 +1,74 @@
+"""The launch's sign step reads what it signs (`launchops.chain.reader`): what a create of
+the file is, from the file and the create answer, and the check each transaction passes
+before the creator's key (and a first buyer's) signs it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from solders.pubkey import Pubkey
+
+from launchops.api import programs as p
+from launchops.api.allocations import BondingCurveAllocation
+from launchops.api.amounts import lamports
+from launchops.chain.checks import Tables
+from launchops.chain.reader import Expected, read_launch
+from launchops.errors import TransactionRefused
+from launchops.genesis.pdas import find_genesis_account_v2
+from launchops.journal.records import LaunchRecord
+from launchops.pipeline.context import LaunchContext
+
+Check = Callable[[LaunchContext, LaunchRecord, bytes], None]
+
+
+def expected_of(ctx: LaunchContext, record: LaunchRecord) -> Expected:
+    """What a create of the launch's file is; refused when the answer's mint and genesis
+    account are not the program's pair (the genesis account is the PDA of the mint)."""
+    attempt = record.current
+    assert attempt is not None and attempt.created.mint is not None
+    config = record.launch
+    mint = attempt.created.mint
+    genesis = find_genesis_account_v2(mint, config.genesis_index)[0]
+    if attempt.created.genesis not in (None, genesis):
+        raise TransactionRefused(
+            f"the create answer's genesis account {attempt.created.genesis} is not the "
+            f"program's for its mint {mint} ({genesis}): nothing signed"
+        )
+    agent = record.agent.mint if record.agent else None
+    return Expected(
+        fee_payer=ctx.wallet,
+        creator=p.agent_wallet(agent) if agent else ctx.wallet,
+        mint=mint,
+        genesis=genesis,
+        name=config.name,
+        symbol=config.symbol,
+        uri=config.image,
+        decimals=config.decimals,
+        total=config.supply * 10**config.decimals,
+        first_buy=_first_buy(record),
+        agent=agent,
+    )
+
+
+def _first_buy(record: LaunchRecord) -> tuple[Pubkey, int] | None:
+    for allocation in record.launch.allocations:
+        if isinstance(allocation, BondingCurveAllocation):
+            buy = allocation.bonding_curve_v2.first_buy
+            if buy.enabled and buy.buyer is not None and buy.amount is not None:
+                return buy.buyer, lamports(buy.amount)
+    return None
+
+
+def launch_checker(tables: Tables) -> Check:
+    """Each transaction of the create read against the file before it is signed."""
+
+    def check(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:
+        attempt = record.current
+        assert attempt is not None
+        number = list(attempt.created.transactions).index(raw) + 1
+        read_launch(raw, number, expected_of(ctx, record), tables)
+
+    return check
+
+
+__all__ = ["expected_of", "launch_checker"]
