@@ -11,15 +11,19 @@ from dataclasses import dataclass
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
-SYSTEM_PROGRAM = Pubkey.from_string("11111111111111111111111111111111")
-TOKEN_PROGRAM = Pubkey.from_string("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")
+from launchops.genesis.pdas import (  # the program ids Genesis names too
+    ASSOCIATED_TOKEN_PROGRAM as ASSOCIATED_TOKEN_PROGRAM,
+)
+from launchops.genesis.pdas import GENESIS_PROGRAM as GENESIS_PROGRAM
+from launchops.genesis.pdas import NATIVE_MINT as NATIVE_MINT
+from launchops.genesis.pdas import SYSTEM_PROGRAM as SYSTEM_PROGRAM
+from launchops.genesis.pdas import TOKEN_PROGRAM as TOKEN_PROGRAM
+from launchops.genesis.pdas import associated_token_address
+
 TOKEN_2022_PROGRAM = Pubkey.from_string("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb")
-ASSOCIATED_TOKEN_PROGRAM = Pubkey.from_string("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL")
 MEMO_PROGRAM = Pubkey.from_string("MemoSq4gqABAXKb96qzC7pqaMYpTSYz7yeWnV8ekRNf")
 COMPUTE_BUDGET_PROGRAM = Pubkey.from_string("ComputeBudget111111111111111111111111111111")
-GENESIS_PROGRAM = Pubkey.from_string("GNS1S5J5AspKXgpjz6SvKL66kPaKWAhaGRhCqPRxii2B")
 MPL_CORE_PROGRAM = Pubkey.from_string("CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d")
-NATIVE_MINT = Pubkey.from_string("So11111111111111111111111111111111111111112")  # wrapped SOL
 
 # Which cluster an RPC serves, by the genesis hash it answers (public-service-now.md).
 GENESIS_HASHES = {
@@ -45,8 +49,7 @@ TOKEN_METADATA_EXTENSION = 19
 def token_account_address(owner: Pubkey, mint: Pubkey, program: Pubkey = TOKEN_PROGRAM) -> Pubkey:
     """The associated token account of `owner` for `mint` (owners may be PDAs); classic
     SPL Token unless `program` says Token-2022."""
-    seeds = [bytes(owner), bytes(program), bytes(mint)]
-    return Pubkey.find_program_address(seeds, ASSOCIATED_TOKEN_PROGRAM)[0]
+    return associated_token_address(owner, mint, program)
 
 
 def native_mint_data() -> bytes:
