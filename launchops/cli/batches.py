@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from launchops.cli.command import Call, shared
-from launchops.cli.common import refuse
+from launchops.cli.common import refuse, run
 from launchops.cli.display import BatchProgress
 from launchops.cli.tables import print_batch
 
 if TYPE_CHECKING:
+    from launchops.config.profiles import Profile
     from launchops.library.results import BatchResult
 
 registrations_app = typer.Typer(
@@ -106,5 +107,21 @@ def registrations_retry(
         return await library.retry_registrations(profile=call.settings, older_than=idle)
 
     seconds = idle.total_seconds()
-    result = call.drive("registrations:registrations_flow", plain, older_than_seconds=seconds)
+    if call.prefect and not run(_registrable(call.settings)):  # nothing to retry: no flow
+        result = call.run(plain)
+    else:
+        result = call.drive("registrations:registrations_flow", plain, older_than_seconds=seconds)
     print_batch(result.to_json(), call.as_json, "registrations")
+
+
+async def _registrable(settings: Profile) -> bool:
+    """Whether the journal holds a launch the registration retry would work (landed, not
+    registered): without one, the retry answers at once, with no Prefect server."""
+    from launchops.journal.store import Journal
+    from launchops.states import REGISTRABLE, Kind
+
+    journal = await Journal.open(settings.journal)
+    try:
+        return bool(await journal.all(kind=Kind.LAUNCH, states=sorted(REGISTRABLE)))
+    finally:
+        await journal.close()

@@ -43,7 +43,7 @@ def test_a_rerun_says_it_came_from_the_journal(sandbox_factory, tmp_path, prefec
     assert run_python(script, {**env}).split() == ["True", "True"]
 
 
-def test_a_finished_launch_and_resume_answer_from_the_journal_without_prefect(
+def test_a_finished_launch_resume_and_an_idle_retry_answer_without_prefect(
     sandbox_factory, tmp_path, prefect_env
 ):
     """Nothing to run, nothing started: a finished launch run again (and resumed) through
@@ -75,3 +75,13 @@ def test_a_finished_launch_and_resume_answer_from_the_journal_without_prefect(
         answer = json.loads(again.stdout)
         assert answer["fromJournal"] is True and answer["state"] == "registered"
         assert answer["mint"] == launched["mint"]
+    retried = subprocess.run(
+        ["bash", "-c", "launchops registrations retry --json"],
+        cwd=work,
+        env=nowhere,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert retried.returncode == 0, retried.stderr[-2000:]
+    assert json.loads(retried.stdout)["launches"] == []  # nothing to retry: no flow run
