@@ -115,13 +115,17 @@ def registrations_retry(
 
 
 async def _registrable(settings: Profile) -> bool:
-    """Whether the journal holds a launch the registration retry would work (landed, not
-    registered): without one, the retry answers at once, with no Prefect server."""
+    """Whether the journal holds work for the registration retry: a launch that landed
+    and is not registered, or an alert not yet delivered to Prefect (the retry's flow
+    sends them). Without either, the retry answers at once, with no Prefect server."""
+    from launchops.journal.outbox import undelivered
     from launchops.journal.store import Journal
     from launchops.states import REGISTRABLE, Kind
 
     journal = await Journal.open(settings.journal)
     try:
-        return bool(await journal.all(kind=Kind.LAUNCH, states=sorted(REGISTRABLE)))
+        if await journal.all(kind=Kind.LAUNCH, states=sorted(REGISTRABLE)):
+            return True
+        return bool(await undelivered(journal, limit=1))
     finally:
         await journal.close()
