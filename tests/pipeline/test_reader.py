@@ -26,7 +26,7 @@ from launchops.chain.reader import Expected, read_launch
 from launchops.config.launchfile import load_launch_file
 from launchops.errors import TransactionRefused
 from launchops.genesis.instructions import build_instruction
-from launchops.genesis.pdas import find_genesis_account_v2
+from launchops.genesis.pdas import GENESIS_PROGRAM, find_genesis_account_v2
 from tests.support.pipeline import ROOT
 
 STRANGER = Pubkey.from_string("4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T")
@@ -98,15 +98,20 @@ def _populate(message: MessageV0) -> bytes:
     return bytes(VersionedTransaction.populate(message, [Signature.default()] * count))
 
 
-def read_all(transactions: list[bytes], expected: Expected) -> None:
+def read_all(transactions: list[bytes], expected: Expected) -> int:
+    """Read every transaction (refused: raises); how many were read."""
     for number, raw in enumerate(transactions, start=1):
         read_launch(raw, number, expected, None)
+    return len(transactions)
 
 
 @pytest.mark.parametrize("form", FORMS)
 async def test_an_honest_create_of_every_form_passes(sandbox, form):
     transactions, expected, _ = await answer_for(sandbox, form)
-    read_all(transactions, expected)
+    assert read_all(transactions, expected) == len(transactions) >= 2
+    # What it read is the create: initializeV2 first, by the program the reader holds to.
+    first = instructions_of(transactions[0])[0]
+    assert first.program_id == GENESIS_PROGRAM and first.data[0] == 42  # initializeV2
 
 
 def _stealing(creator: Pubkey, mint: Pubkey) -> dict[str, tuple[list[Instruction], str]]:

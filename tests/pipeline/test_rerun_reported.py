@@ -51,37 +51,24 @@ def test_a_finished_launch_resume_and_an_idle_retry_answer_without_prefect(
     API is an address nothing listens at), the same as a run that starts it would."""
     sandbox = sandbox_factory(slot_ms=50)
     work, env = workspace(sandbox, tmp_path, **prefect_env)
-    first = subprocess.run(
-        ["bash", "-c", FIRST + " --no-prefect --json"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert first.returncode == 0, first.stderr[-2000:]
-    launched = json.loads(first.stdout)
-    nowhere = {**env, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
-    for command in (FIRST, f"launchops resume {launched['key']}"):
-        again = subprocess.run(
-            ["bash", "-c", command + " --json"],
+
+    def command(line: str, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            ["bash", "-c", line],
             cwd=work,
-            env=nowhere,
+            env=environment,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=300,
         )
-        assert again.returncode == 0, (command, again.stderr[-2000:])
-        answer = json.loads(again.stdout)
+        assert done.returncode == 0, (line, done.stderr[-2000:])
+        return done
+
+    launched = json.loads(command(FIRST + " --no-prefect --json", env).stdout)
+    nowhere = {**env, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    for line in (FIRST, f"launchops resume {launched['key']}"):
+        answer = json.loads(command(line + " --json", nowhere).stdout)
         assert answer["fromJournal"] is True and answer["state"] == "registered"
         assert answer["mint"] == launched["mint"]
-    retried = subprocess.run(
-        ["bash", "-c", "launchops registrations retry --json"],
-        cwd=work,
-        env=nowhere,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert retried.returncode == 0, retried.stderr[-2000:]
+    retried = command("launchops registrations retry --json", nowhere)
     assert json.loads(retried.stdout)["launches"] == []  # nothing to retry: no flow run
