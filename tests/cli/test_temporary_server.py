@@ -100,7 +100,8 @@ def test_the_display_says_prefect_is_starting(sandbox_factory, tmp_path, termina
     terminal.run(command, env, tmp_path / "run.sh")
     terminal.wait_for(lambda text: "starting Prefect…" in text or "EXIT=" in text)
     assert "starting Prefect…" in terminal.screen()
-    screen = terminal.wait_for(lambda text: "EXIT=" in text)
+    # A first start's migrations and a whole launch: minutes on a loaded machine.
+    screen = terminal.wait_for(lambda text: "EXIT=" in text, timeout=360)
     assert "EXIT=0" in screen, screen[-3000:]
 
 
