@@ -1,6 +1,7 @@
 """The instructions after a launch, as `@metaplex-foundation/genesis` 0.35.0 generates them:
 swaps on the bonding curve, launch pool deposits and claims, unlocked and creator-fee
-claims, graduation to Raydium CPMM, and `revokeV2` (the mint's and freeze authorities).
+claims, graduation to Raydium CPMM and the claim of the pool's creator fee, and
+`revokeV2` (the mint's and freeze authorities).
 """
 
 from __future__ import annotations
@@ -165,6 +166,22 @@ GRADUATE_TO_RAYDIUM_CPMM_V2 = spec(
     SYSTEM,
     acc("rent", "?", RENT_SYSVAR),
 )
+# The pool's creator fee, collected into the bucket signer's quote account, to the creator.
+CLAIM_RAYDIUM_CREATOR_FEE_V2 = spec(
+    "claimRaydiumCreatorFeeV2",
+    106,
+    SEVEN,
+    GENESIS,
+    BUCKET,
+    BASE_MINT,
+    QUOTE_MINT,
+    acc("bucketSigner", "?", Pda("bucketSigner")),
+    SIGNER_QUOTE,
+    acc("creatorFeeWallet"),
+    acc("creatorFeeWalletQuoteTokenAccount", "w?", Ata("quoteMint", "creatorFeeWallet")),
+    PAYS,
+    *PROGRAMS,
+)
 REVOKE_V2 = spec(
     "revokeV2",
     45,
@@ -184,5 +201,6 @@ AFTER = (
     CLAIM_UNLOCKED_V2,
     CLAIM_BONDING_CURVE_CREATOR_FEE_V2,
     GRADUATE_TO_RAYDIUM_CPMM_V2,
+    CLAIM_RAYDIUM_CREATOR_FEE_V2,
     REVOKE_V2,
 )

@@ -358,6 +358,13 @@ INSTRUCTIONS = [
         {**GRADUATING, "backendSigner": key(9), "payer": PAYER, "lpMint": key(41)},
         plain=True,
     ),
+    Ix("claimRaydiumCreatorFeeV2", {}, {**TRADING, "creatorFeeWallet": OTHER}, plain=True),
+    Ix(
+        "claimRaydiumCreatorFeeV2",
+        {},
+        {**TRADING, "creatorFeeWallet": OTHER, "quoteMint": key(10), "bucketSigner": key(11)},
+        plain=True,
+    ),
     Ix(
         "revokeV2",
         {"revokeMintAuthority": True, "revokeFreezeAuthority": False},

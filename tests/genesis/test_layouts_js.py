@@ -17,7 +17,7 @@ import pytest
 from solders.instruction import AccountMeta
 from solders.pubkey import Pubkey
 
-from launchops.genesis import accounts, errors, instructions, metadata, pdas
+from launchops.genesis import accounts, errors, instructions, metadata, pdas, raydium
 from launchops.genesis.instruction_spec import SIGNS
 from tests.genesis.account_samples import ACCOUNTS, METADATA
 from tests.genesis.samples import (
@@ -116,6 +116,14 @@ def ours(pda: str, seeds: dict[str, Any]) -> tuple[Pubkey, int] | Pubkey:
     return pdas.find_raydium_signer()
 
 
+# deriveRaydiumPDAsV2's options: each network, with the creator-fee config or not.
+RAYDIUM_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"env": "devnet"},
+    {"creatorFee": True},
+    {"env": "devnet", "creatorFee": True, "quoteMint": OTHER},
+]
+
 CASES: dict[str, dict[str, Any]] = {
     **{f"{ix.name}-{i}": ix_case(ix) for i, ix in enumerate(INSTRUCTIONS)},
     **{
@@ -129,6 +137,12 @@ CASES: dict[str, dict[str, Any]] = {
         for i, v in enumerate(METADATA)
     },
     **{f"pda-{i}": {"pda": p, "seeds": to_js(s)} for i, (p, s) in enumerate(PDAS)},
+    **{
+        f"raydium-{i}": {
+            "raydium": {"baseMint": str(MINT), "bucket": str(BUCKET), "options": to_js(options)}
+        }
+        for i, options in enumerate(RAYDIUM_OPTIONS)
+    },
     "errors": {"errors": True},
     "discriminators": {"discriminators": True},
 }
@@ -203,6 +217,22 @@ def test_the_pdas_are_the_js_clients(js):
             assert str(found) == theirs[0], pda
         else:
             assert [str(found[0]), found[1]] == theirs, pda
+
+
+@pytest.mark.parametrize("index", range(len(RAYDIUM_OPTIONS)))
+def test_the_raydium_pool_accounts_are_the_js_clients(js, index):
+    options = RAYDIUM_OPTIONS[index]
+    found = raydium.derive_raydium_pool(
+        MINT,
+        BUCKET,
+        options.get("quoteMint", pdas.NATIVE_MINT),
+        options.get("env", "mainnet"),
+        options.get("creatorFee", False),
+    )
+    theirs = js[f"raydium-{index}"]
+    assert {k: str(v) for k, v in found.items()} == {k: theirs[k] for k in found}
+    spec = instructions.SPECS["graduateToRaydiumCpmmV2"]
+    assert set(found) <= set(spec.roles)
 
 
 def test_the_errors_are_the_js_clients(js):

@@ -10,6 +10,7 @@
 //   {"metadata": {...}}: mpl-token-metadata's getMetadataAccountDataSerializer()
 //   {"pda": "findLaunchPoolBucketV2Pda", "seeds": {...}}: [address, bump] (a find...Pda
 //    of the genesis client, else of mpl-token-metadata or mpl-toolbox)
+//   {"raydium": {"baseMint", "bucket", "options"}}: deriveRaydiumPDAsV2's accounts, by name
 //   {"errors": true}: every custom error of the program, [code, name, message]
 //   {"discriminators": true}: every instruction's discriminator, by name
 // In the JSON, {"$big": "123"} is a BigInt and {"$bytes": "00ff"} a Uint8Array.
@@ -84,6 +85,13 @@ function run(c) {
     return { data: hex(metadata.getMetadataAccountDataSerializer().serialize(c.metadata)) };
   }
   if (c.pda) return (genesis[c.pda] ?? metadata[c.pda] ?? toolbox[c.pda])(umi, c.seeds ?? {});
+  if (c.raydium) {
+    const { baseMint, bucket, options } = c.raydium;
+    const found = genesis.deriveRaydiumPDAsV2(umi, publicKey(baseMint), publicKey(bucket), {
+      ...options, quoteMint: options.quoteMint && publicKey(options.quoteMint),
+    });
+    return Object.fromEntries(Object.entries(found).filter(([, v]) => typeof v === 'string'));
+  }
   if (c.errors) return errors();
   if (c.discriminators) return discriminators();
   throw new Error(`no such case: ${JSON.stringify(c)}`);
