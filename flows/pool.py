@@ -148,7 +148,7 @@ async def _attention_automation(client: Any, webhook: str, done: Prepared) -> No
     for existing in existed:
         await client.delete_automation(existing.id)  # re-made: it names the block saved now
     trigger = EventTrigger(
-        expect={f"{EVENT_PREFIX}.needs_attention"},
+        expect={f"{EVENT_PREFIX}.needs_attention", f"{EVENT_PREFIX}.refused"},
         match={"prefect.resource.id": f"{EVENT_PREFIX}.*"},
         posture=Posture.Reactive,
         threshold=1,

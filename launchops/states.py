@@ -4,7 +4,9 @@
                     ^                      |                                   |
                     +---- expired <--------+                          register_failed
     (and needs_attention: for a person; failed: nothing landed, a person fixes what the
-    error says and runs the same command again, which creates again from there)
+    error says and runs the same command again, which creates again from there; refused:
+    the service's answer asked the creator to sign what the file does not, so nothing was
+    signed, and a person looks before running it again, which creates again)
 
 Every way back to `created` (a create again) first asks the chain, as `fate` does: an
 attempt found on chain, or one that may still land, goes back to `submitting` instead
@@ -36,6 +38,7 @@ class LaunchState(StrEnum):
     REGISTER_FAILED = "register_failed"  # register refused it (details kept)
     NEEDS_ATTENTION = "needs_attention"  # some landed, the rest cannot be repaired
     FAILED = "failed"  # nothing landed; the service or the node refused it
+    REFUSED = "refused"  # the answer asks for what the file does not: nothing signed
 
 
 class Step(StrEnum):
@@ -108,7 +111,7 @@ _SUBMIT = _row(
 LAUNCH_MACHINE: dict[LaunchState, Transition] = {
     # From validated with attempts behind it (--replace): one found on chain stops it.
     S.VALIDATED: _row(Step.CREATE, D.RUN, S.CREATED, S.FAILED, S.NEEDS_ATTENTION),
-    S.CREATED: _row(Step.SIGN, D.RUN, S.SIGNED, S.FAILED),
+    S.CREATED: _row(Step.SIGN, D.RUN, S.SIGNED, S.FAILED, S.REFUSED),
     S.SIGNED: _SUBMIT,
     S.SUBMITTING: _SUBMIT,
     S.SUBMITTED: _row(Step.CONFIRM, D.RUN, S.CONFIRMED, S.SUBMITTING),  # rolled back: resend
@@ -121,6 +124,8 @@ LAUNCH_MACHINE: dict[LaunchState, Transition] = {
     # Nothing landed: asked again, it creates again (up to the profile's attempts more),
     # unless the chain shows the last attempt after all: then it is watched again.
     S.FAILED: _row(Step.CREATE, D.RERUN, S.CREATED, S.FAILED, S.SUBMITTING),
+    # Nothing signed: the refused answer is never signed; asked again, it creates again.
+    S.REFUSED: _row(Step.CREATE, D.RERUN, S.CREATED, S.FAILED),
 }
 # A fund or withdraw is done once confirmed: it has nothing to register; a failed one is
 # left to a person (its command reports it again).
@@ -128,6 +133,7 @@ TRANSFER_MACHINE = {
     **LAUNCH_MACHINE,
     S.CONFIRMED: _row(None, D.NOBODY),
     S.FAILED: _row(None, D.PERSON),
+    S.REFUSED: _row(None, D.PERSON),
 }
 MACHINES = {
     Kind.LAUNCH: LAUNCH_MACHINE,

@@ -13,6 +13,7 @@ from launchops.states import NEEDS_A_PERSON, LaunchState
 # exception's).
 STOPS = {
     LaunchState.FAILED: "Launch failed",
+    LaunchState.REFUSED: "Refused",
     LaunchState.NEEDS_ATTENTION: "Needs attention",
     LaunchState.REGISTER_FAILED: "Register failed",
 }

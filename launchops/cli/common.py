@@ -101,6 +101,11 @@ def error_line(message: str) -> Console:
     return err
 
 
+# A launch whose service answer asked the creator to sign what its file does not: nothing
+# signed, its own exit code (docs/running.md), for a person to look.
+REFUSED_EXIT = 3
+
+
 def refuse(message: str) -> typer.Exit:
     """A command refused before anything was done: one line, exit 2."""
     error_line(message)

@@ -13,6 +13,7 @@ import typer
 
 from launchops.cli.command import Call, shared
 from launchops.cli.common import (
+    REFUSED_EXIT,
     console,
     embedded_sandbox,
     error_line,
@@ -307,6 +308,8 @@ def _finish(
             f"the result could not be written to {unwritten} (the journal keeps it: "
             f"launchops status {result['key']} --json)"
         )
+    if result["state"] == "refused":
+        raise typer.Exit(REFUSED_EXIT)  # nothing signed: its own code, for a person
     if unwritten or not result["finished"]:
         raise typer.Exit(1)
 

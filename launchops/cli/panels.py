@@ -40,6 +40,13 @@ def next_step(result: dict[str, Any], again: str) -> tuple[str, str] | None:
         return what, f"launchops status {key}"
     if state == "failed":
         return "nothing landed: fix what the error says, then run it again:", again
+    if state == "refused":
+        what = (
+            "nothing signed: the service's answer asks for what the file does not. Check "
+            "who answers for the service (the profile's base_url, a proxy); run again to "
+            "create again:"
+        )
+        return what, again
     if result.get("resumable", True):
         return "nothing is lost; continue it with:", f"launchops resume {key}"
     return "where it stands:", f"launchops status {key}"

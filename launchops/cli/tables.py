@@ -170,6 +170,10 @@ def print_batch(result: dict[str, Any], as_json: bool, what: str) -> None:
         from launchops.cli.common import error_line
 
         error_line(result["stopped"])
+    if any(row.get("state") == "refused" for row in result.get("launches", ())):
+        from launchops.cli.common import REFUSED_EXIT
+
+        raise typer.Exit(REFUSED_EXIT)  # its rows say which: nothing of them signed
     if not result["ok"]:
         raise typer.Exit(1)
 

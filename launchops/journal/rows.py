@@ -281,6 +281,8 @@ def replaceable(conn: Connection, key: str, state: LaunchState) -> bool:
     sent, or it failed with nothing landed (its sends, if any, were refused)."""
     if state is LaunchState.FAILED:
         return not anything_landed(conn, key)
+    if state is LaunchState.REFUSED:
+        return True  # nothing of it was ever signed
     return state in BEFORE_SENDING and not anything_sent(conn, key)
 
 

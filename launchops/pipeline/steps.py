@@ -24,7 +24,7 @@ from launchops.chain.checks import Tables, lookup_tables
 from launchops.chain.fate import Fate, Verdict, fate
 from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
-from launchops.errors import APIStatusError, RpcUnavailable, SigningError
+from launchops.errors import APIStatusError, RpcUnavailable, SigningError, TransactionRefused
 from launchops.journal.records import Attempt, Created, LaunchRecord, Registered, Send
 from launchops.pipeline.bundling import submission_for
 from launchops.pipeline.context import LaunchContext
@@ -90,7 +90,9 @@ async def next_attempt(ctx: LaunchContext, record: LaunchRecord) -> int | None:
     made = record.attempt - ctx.attempts_from.get(record.key, 0)  # by this command
     if made < ctx.profile.create_attempts:
         number = record.attempt + 1
-        again = " (asked again after failed)" if record.state is S.FAILED else ""
+        again = (
+            f" (asked again after {record.state})" if record.state in (S.FAILED, S.REFUSED) else ""
+        )
         ctx.progress(record.key, Step.CREATE, f"attempt {number}{again}")
         return number
     await ctx.journal.set_state(
@@ -254,8 +256,10 @@ async def sign_checked(
                 check(ctx, record, raw)
             signed.append(sign_partial(raw, ctx.keypair, *others))
     except (SigningError, ValueError) as exc:
+        # Refused: the answer asks for what was not asked; a state of its own, for a person.
+        state = S.REFUSED if isinstance(exc, TransactionRefused) else S.FAILED
         await ctx.journal.set_state(
-            record.key, S.FAILED, step=Step.SIGN, message=str(exc), error=str(exc)
+            record.key, state, step=Step.SIGN, message=str(exc), error=str(exc)
         )
         return
     sends = [Send(t.signatures[0]) for t in signed]

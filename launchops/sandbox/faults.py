@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from launchops.sandbox import api_faults, rpc_faults
+from launchops.sandbox.compromise import Attack
 from launchops.sandbox.formats import TxFormat
 
 
@@ -62,6 +63,14 @@ class Faults(BaseModel):
         le=1_000_000,
         description="the next N launches created land their first transaction and fail the "
         "later ones on chain (custom program error): what leaves a launch needing a person",
+    )
+    compromised_next: list[Attack] = Field(
+        [],
+        max_length=1000,
+        description="the next creates answered as a compromised service answers, one attack "
+        "each in order (launchops.sandbox.compromise: transfer, extra_transaction, "
+        "set_authority, approve, unknown_program, extra_signer, fee_payer, genesis_args, "
+        "expiry)",
     )
     rpc_error_rate: float = Field(0.0, ge=0, le=1, description="fraction of RPC calls refused")
     rpc_faults: dict[str, float] = Field(

@@ -30,8 +30,9 @@ from launchops.api.fields import iso_utc
 from launchops.api.launches import MECHANIC_NAMES
 from launchops.api.models import ErrorDetail, LaunchConfig
 from launchops.errors import LaunchRejected
-from launchops.sandbox import bonding
+from launchops.sandbox import bonding, compromise
 from launchops.sandbox.chain import Chain
+from launchops.sandbox.compromise import Attack
 from launchops.sandbox.formats import AnyMessage
 from launchops.sandbox.genesis_create import GenesisPlan, plan
 from launchops.sandbox.genesis_tx import create_units
@@ -40,16 +41,21 @@ from launchops.sandbox.genesis_verify import mismatches
 PACKET_BYTES = 1232  # the most a transaction may be, signatures and all
 
 
-def build_create(chain: Chain, config: LaunchConfig, agent: Pubkey | None = None) -> dict[str, Any]:
+def build_create(
+    chain: Chain, config: LaunchConfig, agent: Pubkey | None = None, attack: Attack | None = None
+) -> dict[str, Any]:
     """The transactions of a launch, partly signed, and what the service records of it.
     For an agent (its Core asset), the agent's wallet is the creator and every instruction
-    is wrapped in an mpl-core Execute by the owner (`launch.publicKey`), who pays."""
+    is wrapped in an mpl-core Execute by the owner (`launch.publicKey`), who pays. An
+    `attack`: the answer of a compromised service (`compromise`)."""
     mint = Keypair()
     creator = p.agent_wallet(agent) if agent else config.public_key
     launch = plan(config, creator, mint.pubkey())
     _refuse_unallocated(config)
     blockhash, last_valid = chain.blockhash_for_new()
     units = create_units(config, launch)
+    if attack == "genesis_args":
+        units = compromise.renamed(units)
     if agent is not None:
         owner = config.public_key
         units = [[p.execute(agent, owner, owner, ix, None) for ix in unit] for unit in units]
@@ -57,7 +63,12 @@ def build_create(chain: Chain, config: LaunchConfig, agent: Pubkey | None = None
     buy = bonding.first_buy(config, launch)
     if buy is not None:  # a transaction of its own, once the launch is final
         groups.append(bonding.instructions(buy, launch))
+    if attack is not None:
+        groups = compromise.tampered(attack, groups, config.public_key, mint.pubkey())
+        last_valid += compromise.EXPIRY_LIE if attack == "expiry" else 0
     messages = chain.build(config.public_key, groups, blockhash)
+    if attack == "fee_payer":
+        messages[-1] = chain.build(compromise.STRANGER, groups[-1:], blockhash)[0]
     transactions = [bytes(partly_signed(messages[0], [mint]))]
     transactions += [bytes(partly_signed(m, [])) for m in messages[1:]]
     return {

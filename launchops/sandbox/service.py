@@ -136,7 +136,11 @@ class SandboxService:
         agent = body.agent.mint if body.agent else None
         if agent is not None and not self._owns(body.wallet, agent, config.network):
             raise LaunchForbidden(NOT_OWNED)
-        built = launches.build_create(self.chain, config, agent)
+        attack = None
+        if self.faults.compromised_next:  # a compromised service's answer, one attack each
+            attack, *rest = self.faults.compromised_next
+            self.faults.compromised_next = rest
+        built = launches.build_create(self.chain, config, agent, attack)
         self.sniper.watch(
             config, Pubkey.from_string(built["genesis"]), Pubkey.from_string(built["mint"])
         )
