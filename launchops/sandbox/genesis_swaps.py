@@ -73,7 +73,7 @@ def move_tokens(play: Play, source: Pubkey, target: Pubkey, amount: int) -> None
     )
 
 
-def _met(condition: dict[str, Any], now: int) -> bool:
+def met(condition: dict[str, Any], now: int) -> bool:
     kind = condition["__kind"]
     if kind == "Always":
         return True
@@ -90,7 +90,7 @@ def _swap(play: Play, args: dict[str, Any], roles: Roles) -> None:
     bucket_key = role(roles, "bucket")
     curve = read_bucket(play, bucket_key, "BondingCurveBucketV2", genesis_key)
     base = curve["bucket"]
-    expect(_met(curve["swapStartCondition"], int(time.time())), "BondingCurveNotStarted")
+    expect(met(curve["swapStartCondition"], int(time.time())), "BondingCurveNotStarted")
     expect(base["baseTokenBalance"] > 0, "BondingCurveEnded")
     owner = roles.get("quoteTokenOwner") or role(roles, "payer")
     signed(play, owner)
@@ -173,4 +173,4 @@ def _claim_creator_fee(play: Play, args: dict[str, Any], roles: Roles) -> None:
 HANDLERS.update(swapBondingCurveV2=_swap, claimBondingCurveCreatorFeeV2=_claim_creator_fee)
 PROGRAM = GENESIS_PROGRAM
 
-__all__ = ["PROGRAM", "move_tokens"]
+__all__ = ["PROGRAM", "met", "move_tokens"]

@@ -1,9 +1,9 @@
 """The programs the sandbox plays where LiteSVM cannot run them, by program id: Genesis
-(`genesis_play`, `genesis_swaps`) and mpl-core's `Execute` of an agent's asset, which runs
-its inner instruction with the asset's wallet (its asset-signer PDA) as a signer: a
-Genesis instruction played, any other run by LiteSVM. The Execute checks mpl-core makes:
-the asset is an mpl-core asset, its owner signed, the wallet is the asset's. Its execute
-fee is not charged."""
+(`genesis_play`, `genesis_swaps`, `genesis_graduation`) and mpl-core's `Execute` of an
+agent's asset, which runs its inner instruction with the asset's wallet (its asset-signer
+PDA) as a signer: a Genesis instruction played, any other run by LiteSVM. The Execute
+checks mpl-core makes: the asset is an mpl-core asset, its owner signed, the wallet is the
+asset's. Its execute fee is not charged."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from solders.instruction import AccountMeta
 
 from launchops.api import programs as p
 from launchops.genesis.pdas import GENESIS_PROGRAM
-from launchops.sandbox import genesis_swaps
+from launchops.sandbox import genesis_graduation, genesis_swaps
 from launchops.sandbox.genesis_play import play_genesis
 from launchops.sandbox.play import Call, Play, Player, Refused
 
@@ -55,5 +55,6 @@ def play_execute(play: Play, call: Call) -> None:
 
 PLAYERS: dict = {GENESIS_PROGRAM: play_genesis, p.MPL_CORE_PROGRAM: play_execute}
 assert genesis_swaps.PROGRAM == GENESIS_PROGRAM  # its instructions are Genesis's, played
+assert "graduateToRaydiumCpmmV2" in genesis_graduation.HANDLERS  # and these
 
 __all__ = ["PLAYERS", "Player", "play_execute"]
