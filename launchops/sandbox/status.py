@@ -1,7 +1,8 @@
 """Where each registered launch stands (GET /launches/{genesisAddress}, GET /launches),
 from the sandbox's clock and chain: `upcoming` before its start time, `live`, `ended` at
-its end time; a bonding curve (no end time) is `graduated` once its bucket is sold out,
-with `graduatedAt` the time of the swap that sold it out."""
+its end time; a bonding curve (no end time) is `graduated` once its Raydium CPMM bucket on
+chain holds a pool (the crank's `graduateToRaydiumCpmmV2` landed), with `graduatedAt`
+the block time of that graduation."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class LaunchStatuses:
         changes: dict[str, Any] = {"status": launches.status_now(listing, now)}
         if activity.get("lastActivityAt"):
             changes["lastActivityAt"] = activity["lastActivityAt"]
-        if self.rewards.remaining(curve) == 0:
+        if self.rewards.graduated(curve):
             changes["status"] = "graduated"
             changes["graduatedAt"] = activity.get("graduatedAt") or listing["lastActivityAt"]
         return changes
