@@ -208,9 +208,18 @@ class ChainRpc:
     async def block_height(self) -> int:
         return (await self.call("getBlockHeight", [CONFIRMED], _count))[0]
 
-    async def epoch(self) -> Epoch:
-        """The slot and block height together, from one node's one answer."""
-        return (await self.call("getEpochInfo", [CONFIRMED], _epoch))[0]
+    async def epoch(self, *, min_context_slot: int | None = None) -> Epoch:
+        """The slot and block height together, from one node's one answer; with
+        `min_context_slot`, from a node at least that far along (one behind answers
+        -32016: asked once, raised)."""
+        if min_context_slot is None:
+            return (await self.call("getEpochInfo", [CONFIRMED], _epoch))[0]
+        config = {**CONFIRMED, "minContextSlot": min_context_slot}
+        return (await self.call("getEpochInfo", [config], _epoch, retry=False))[0]
+
+    async def blockhash_valid(self, blockhash: Hash) -> tuple[bool, int | None]:
+        """Whether the node calls `blockhash` valid (at `confirmed`), and its view's slot."""
+        return await self.call("isBlockhashValid", [str(blockhash), CONFIRMED], _flag)
 
     async def latest_blockhash(self) -> tuple[Hash, int]:
         return (await self.call("getLatestBlockhash", [CONFIRMED], _blockhash))[0]
@@ -338,6 +347,12 @@ def _b64(raw: bytes) -> str:
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
         raise ValueError(f"expected a slot, height or amount, got {str(value)[:40]!r}")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {str(value)[:40]!r}")
     return value
 
 

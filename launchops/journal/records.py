@@ -52,15 +52,21 @@ class Created:
     last_valid_block_height: int
     mint: Pubkey | None = None
     genesis: Pubkey | None = None
+    # The slot of a node's view that called the blockhash valid (launchops.chain.expiry),
+    # read before anything was signed: what lets the chain bound the service's expiry.
+    seen_valid_at: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "transactions": [_b64(t) for t in self.transactions],
             "blockhash": str(self.blockhash),
             "lastValidBlockHeight": self.last_valid_block_height,
             "mintAddress": str(self.mint) if self.mint else None,
             "genesisAccount": str(self.genesis) if self.genesis else None,
         }
+        if self.seen_valid_at is not None:
+            data["blockhashSeenValidAt"] = self.seen_valid_at
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Created:
@@ -70,6 +76,7 @@ class Created:
             last_valid_block_height=data["lastValidBlockHeight"],
             mint=_key(data.get("mintAddress")),
             genesis=_key(data.get("genesisAccount")),
+            seen_valid_at=data.get("blockhashSeenValidAt"),
         )
 
 

@@ -38,10 +38,21 @@ class Writes:
         await self._write(key, write)
 
     async def record_signed(
-        self, key: str, number: int, signed: Sequence[bytes], sends: Sequence[Send]
+        self,
+        key: str,
+        number: int,
+        signed: Sequence[bytes],
+        sends: Sequence[Send],
+        created: Created | None = None,
     ) -> None:
+        """The signed bytes and their sends; `created`: the attempt's create as read
+        since (its blockhash seen valid on chain), kept in the same write."""
+        changes: dict[str, Any] = {"signed": encoded(signed), "sends": sends_json(sends)}
+        if created is not None:
+            changes["created"] = created.to_json()
+
         def write(held: Held) -> StateChange | None:
-            held.set_attempt(number, signed=encoded(signed), sends=sends_json(sends))
+            held.set_attempt(number, **changes)
             change = held.set_launch(state=str(S.SIGNED))
             held.event(Step.SIGN, f"{len(sends)} signed")
             return change

@@ -14,6 +14,7 @@ import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from solders.keypair import Keypair
@@ -21,6 +22,7 @@ from solders.transaction import VersionedTransaction
 
 from launchops.api.models import RegisterLaunchResponse
 from launchops.chain.checks import Tables, lookup_tables
+from launchops.chain.expiry import read_deadline, seen_valid
 from launchops.chain.fate import Fate, Verdict, fate
 from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
@@ -178,10 +180,11 @@ async def _settled(
     """`fate` of the attempt, asked again while the answers are too old to tell (and, with
     `wait_alive`, while its blockhash lives), within the profile's stale_answers_seconds."""
     signatures = [sig for s in sent for sig in (s.signature, *s.replaced)]
-    deadline = max(
-        [attempt.created.last_valid_block_height]
-        + [s.last_valid_block_height for s in sent if s.last_valid_block_height]
+    created = attempt.created  # its expiry as the chain bounds it, the service's at most
+    said = await read_deadline(
+        ctx.rpc, created.blockhash, created.last_valid_block_height, created.seen_valid_at
     )
+    deadline = max([said] + [s.last_valid_block_height for s in sent if s.last_valid_block_height])
     signed = attempt.signed or ()
     made = made_in(attempt, signed, 0) if signed else []
     started, expired_at = time.monotonic(), None
@@ -263,7 +266,14 @@ async def sign_checked(
         )
         return
     sends = [Send(t.signatures[0]) for t in signed]
-    await ctx.journal.record_signed(record.key, attempt.number, [bytes(t) for t in signed], sends)
+    # Before the first send: a node's view that calls the blockhash valid, so the chain
+    # can later bound the expiry the service answered (launchops.chain.expiry).
+    created = attempt.created
+    if created.seen_valid_at is None:
+        seen = await seen_valid(ctx.rpc, created.blockhash)
+        created = replace(created, seen_valid_at=seen) if seen is not None else created
+    raw = [bytes(t) for t in signed]
+    await ctx.journal.record_signed(record.key, attempt.number, raw, sends, created)
 
 
 async def sign_through_tables(

@@ -36,6 +36,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
+from launchops.chain.expiry import read_deadline
 from launchops.chain.fate import Fate, fate, stricter
 from launchops.chain.landing import Landing
 from launchops.chain.proofs import made_by
@@ -71,6 +72,7 @@ class Submission:
         # of a later send of one proves nothing. A send of an earlier run counts.
         self.taken = {index for index, send in enumerate(self.sends) if send.sent}
         self.floor: dict[int, int] = {}  # the highest slot seen when each was first sent
+        self.bounded: dict[int, float] = {}  # when the chain last bounded each one's expiry
 
     async def run(self) -> None:
         """Land every transaction, in order, and journal how it ended."""
@@ -143,7 +145,8 @@ class Submission:
                 )
         self.floor.setdefault(index, ctx.rpc.highest_slot)
         send = self.sends[index]
-        deadline = send.last_valid_block_height or self.attempt.created.last_valid_block_height
+        created = self.attempt.created
+        deadline = send.last_valid_block_height or created.last_valid_block_height
         ctx.progress(self.key, Step.SUBMIT, f"transaction {index + 1}/{len(self.signed)}")
         skip, last_send, first_send = profile.skip_preflight, 0.0, time.monotonic()
         stale_since: float | None = None
@@ -160,6 +163,7 @@ class Submission:
             seen = await ctx.watcher.next(send.signature, height=late)
             if self.decisive(index, seen.landing, seen.context_slot):
                 return seen.landing
+            deadline = await self._bounded(index, deadline, seen.block_height, late)
             expired = seen.block_height is not None and seen.block_height > deadline
             if expired and time.monotonic() - asked >= profile.rebroadcast_seconds:
                 asked = time.monotonic()
@@ -177,6 +181,21 @@ class Submission:
                 if verdict.fate in (Fate.LANDED, Fate.FAILED):
                     return verdict.landing
                 stale_since = self.still_stale(stale_since, verdict.fate)
+
+    async def _bounded(self, index: int, deadline: int, height: int | None, late: bool) -> int:
+        """Transaction `index`'s expiry as the service said it, bounded by the chain's once
+        the send is late (a lie would have it wait forever); asked at most once a
+        rebroadcast period. A re-signed one's expiry is the chain's own already."""
+        created = self.attempt.created
+        if not late or self.sends[index].last_valid_block_height is not None:
+            return deadline
+        now = time.monotonic()
+        if deadline <= (height or 0) or now - self.bounded.get(index, 0.0) < (
+            self.ctx.profile.rebroadcast_seconds
+        ):
+            return deadline
+        self.bounded[index] = now
+        return await read_deadline(self.ctx.rpc, created.blockhash, deadline, created.seen_valid_at)
 
     async def _send(self, index: int, skip: bool) -> bool:
         """Send (again); whether the next sends may skip preflight. A send the RPC did not

@@ -185,9 +185,14 @@ class Chain:
             self.doomed.pop(next(iter(self.doomed)))
         return doomed, self.block_height
 
-    def blockhash_valid(self, blockhash: Hash) -> bool:
-        last_valid = self.blockhashes.get(blockhash, self.doomed.get(blockhash))
-        return last_valid is not None and self.block_height <= last_valid
+    def blockhash_valid(self, blockhash: Hash, height: int | None = None) -> bool:
+        """Whether `blockhash` is valid at block `height` (the chain's own by default):
+        made at or before it (a doomed one lives for its own block only), not yet past."""
+        height = self.block_height if height is None else height
+        if blockhash in self.doomed:
+            return self.doomed[blockhash] == height
+        last_valid = self.blockhashes.get(blockhash)
+        return last_valid is not None and last_valid - BLOCKHASH_VALIDITY <= height <= last_valid
 
     def restore_time(self, slot: int, blockhashes: list[tuple[str, int]]) -> None:
         """Continue after `slot` with the blockhash window a previous run left."""

@@ -118,7 +118,9 @@ class RpcMethods:
         return self._ctx({"blockhash": str(blockhash), "lastValidBlockHeight": last_valid})
 
     def is_blockhash_valid(self, params: list[Any]) -> Any:
-        return self._ctx(self.chain.blockhash_valid(Hash.from_string(_str(params, 0))))
+        # As the node's view sees it: a lagging node knows no blockhash made after it.
+        blockhash = Hash.from_string(_str(params, 0))
+        return self._ctx(self.chain.blockhash_valid(blockhash, height=self.view))
 
     def send_transaction(self, params: list[Any]) -> str:
         config = _config(params)

@@ -8,11 +8,22 @@ honest launches register."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from launchops.sandbox.compromise import STEALING, STRANGER
-from tests.support.pipeline import launchops, profile_env, set_faults, stats, write_launch
+from tests.support.pipeline import (
+    advance,
+    launchops,
+    profile_env,
+    profile_for,
+    set_faults,
+    started,
+    state_in_journal,
+    stats,
+    write_launch,
+)
 
 SAID = {  # what the one line names, per attack
     "transfer": "a System transfer of 5 SOL from ",
@@ -87,3 +98,29 @@ def test_a_batch_goes_on_with_its_honest_launches(sandbox_factory, tmp_path):
     [refused] = [row for row in result["launches"] if row["state"] == "refused"]
     assert SAID["extra_transaction"] in refused["error"]
     assert balance(sandbox, STRANGER) == 0
+
+
+def test_an_inflated_expiry_ends_in_one_new_create_and_a_registered_launch(
+    sandbox_factory, tmp_path
+):
+    """The service answers a lastValidBlockHeight 10^9 blocks too high, and nothing of the
+    attempt lands before its blockhash dies (every send dropped, then 200 slots on): the
+    chain bounds the expiry, the attempt is found dead, and the one run creates again and
+    registers (the service's figure alone would wait for ever)."""
+    sandbox = sandbox_factory()
+    env = profile_env(sandbox, tmp_path / "home")
+    journal = profile_for(sandbox, tmp_path / "home").journal
+    file = write_launch(tmp_path / "launches", key="inflated-expiry")
+    set_faults(sandbox, compromised_next=["expiry"], drop_rate=1.0)
+    command = started(env, "launch", str(file), "--no-prefect", "--json")
+    deadline = time.monotonic() + 120
+    while state_in_journal(journal, "inflated-expiry") != "submitting":
+        assert time.monotonic() < deadline and command.poll() is None
+        time.sleep(0.1)
+    advance(sandbox, 200)  # the blockhash dies with nothing of it landed
+    set_faults(sandbox, drop_rate=0.0)
+    out, err = command.communicate(timeout=240)
+    assert command.returncode == 0, err[-2000:]
+    assert json.loads(out)["state"] == "registered"
+    counts = stats(sandbox)["launches"]
+    assert counts["created"] == 2 and counts["mintsOnChain"] == 1
