@@ -2,18 +2,23 @@
 sold out, its Raydium CPMM bucket fetched over JSON-RPC with the client's
 `fetchRaydiumCpmmBucketV2` holds the pool (the pool state `deriveRaydiumPDAsV2` derives,
 the base tokens graduated, the raise paired, the LP tokens, the creator fee accrued by a
-pool buy), and the claim the service answers decodes with the client's serializers into
-`claimBondingCurveCreatorFeeV2` and `claimRaydiumCreatorFeeV2` on the launch's buckets."""
+pool buy) and the client's `isGraduated` says so; the crank's transaction, read back over
+JSON-RPC, decodes with the client's serializers into `graduateToRaydiumCpmmV2` on those
+accounts; and the claim the service answers into `claimBondingCurveCreatorFeeV2` and
+`claimRaydiumCreatorFeeV2` on the launch's buckets."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from solders.pubkey import Pubkey
 
 import launchops.web as web
+from launchops.genesis.instructions import SPECS
 from launchops.genesis.pdas import find_bucket_v2
 from launchops.genesis.raydium import derive_raydium_pool
 from tests.interop.test_js_bonding_curve import node
@@ -42,12 +47,15 @@ async def test_a_graduated_curves_pool_and_claim_are_genesis_as_the_js_client_re
     assert answer.status_code == 200, answer.text
     curve = find_bucket_v2("BondingCurveBucketV2", Pubkey.from_string(genesis), 0)[0]
     bucket = find_bucket_v2("RaydiumCpmmBucketV2", Pubkey.from_string(genesis), 0)[0]
+    crank = await landed_on(rpc, bucket, "graduateToRaydiumCpmmV2")
+    claims = answer.json()["data"]["transactions"]
     spec = tmp_path / "graduated.json"
     spec.write_text(
         json.dumps(
             {
                 "rpc": sandbox.rpc_url,
-                "transactions": answer.json()["data"]["transactions"],
+                "transactions": [*claims, crank],
+                "graduated": [str(curve)],
                 "fetch": [
                     ["GenesisAccountV2", genesis],
                     ["BondingCurveBucketV2", str(curve)],
@@ -68,10 +76,30 @@ async def test_a_graduated_curves_pool_and_claim_are_genesis_as_the_js_client_re
     assert pool["creatorFeeAccrued"] == str(5 * 10**9 * 60 // 10_000)
     assert pool["extensions"]["creatorFee"]["value"]["wallet"] == str(creator.pubkey())
 
-    decoded = read["transactions"]  # type: ignore[index]
+    assert read["graduated"] == [True]  # type: ignore[index]
+
+    *decoded, graduation = read["transactions"]  # type: ignore[index]
     assert [[ix["name"] for ix in tx] for tx in decoded] == [
         ["claimBondingCurveCreatorFeeV2"],
         ["claimRaydiumCreatorFeeV2"],
     ]
+    [ix] = graduation
+    assert ix["name"] == "graduateToRaydiumCpmmV2"
+    spec_accounts = [a.name for a in SPECS["graduateToRaydiumCpmmV2"].accounts]
+    roles = dict(zip(spec_accounts, ix["accounts"], strict=True))
+    assert {k: roles[k] for k in derived} == {k: str(v) for k, v in derived.items()}
+    assert (roles["genesisAccount"], roles["bucket"]) == (genesis, str(bucket))
     assert decoded[1][0]["accounts"][:2] == [genesis, str(bucket)]
     assert decoded[1][0]["accounts"][6] == str(creator.pubkey())  # creatorFeeWallet
+
+
+async def landed_on(rpc: Any, account: Pubkey, name: str) -> str:
+    """The transaction that touched `account` with Genesis instruction `name`, as base64
+    (found by its discriminator, its first data byte)."""
+    wanted = SPECS[name].discriminator
+    for found in (await rpc.get_signatures_for_address(account)).value:
+        landed = (await rpc.get_transaction(found.signature, encoding="base64")).value
+        tx = landed.transaction.transaction
+        if any(bytes(ix.data)[:1] == bytes([wanted]) for ix in tx.message.instructions):
+            return base64.b64encode(bytes(tx)).decode()
+    raise AssertionError(f"no {name} landed on {account}")

@@ -3,8 +3,10 @@
 // serializers (by discriminator), and the genesis account and buckets fetched over
 // JSON-RPC with the generated account fetchers.
 //   node genesis_answer.mjs @FILE   (FILE: {"rpc", "transactions": [base64], "fetch":
-//                                    [["GenesisAccountV2" | "<Kind>", address], ...]})
-// Prints one JSON line: {"transactions": [[{program, name, args, accounts}]], "fetched": [...]}.
+//                                    [["GenesisAccountV2" | "<Kind>", address], ...],
+//                                    "graduated": [curve bucket address, ...]})
+// Prints one JSON line: {"transactions": [[{program, name, args, accounts}]], "fetched": [...],
+// "graduated": [the client's isGraduated of each curve]}.
 import { readFileSync } from 'fs';
 import { createUmi } from '@metaplex-foundation/umi-bundle-defaults';
 import { publicKey } from '@metaplex-foundation/umi';
@@ -46,4 +48,9 @@ for (const [kind, address] of input.fetch ?? []) {
   const account = await genesis[`fetch${kind}`](umi, publicKey(address));
   fetched.push(plain(account));
 }
-console.log(JSON.stringify({ transactions, fetched }));
+const graduated = [];
+for (const address of input.graduated ?? []) {
+  const curve = await genesis.fetchBondingCurveBucketV2(umi, publicKey(address));
+  graduated.push(await genesis.isGraduated(umi, curve));
+}
+console.log(JSON.stringify({ transactions, fetched, graduated }));
