@@ -31,6 +31,7 @@
     │   └── SigningError ............ a transaction cannot be signed as it is
     │       └── TransactionRefused .. a fund or withdraw is not what was asked: left unsigned
     ├── KeypairError ................ a key could not be loaded (never shows it)
+    │   └── WrongKey ................ not the key that created the launch: nothing done
     ├── ScheduledLater .............. a launch file scheduled later than now: its deployment
     │                                 launches it then (refused unless asked to launch now)
     ├── SecretUnavailable ........... a launch's secret (first buyer's key, Twitter token)
@@ -108,6 +109,7 @@ __all__ = [
     "TransactionRejected",
     "UnexpectedResponseError",
     "WrongCluster",
+    "WrongKey",
 ]
 
 
@@ -359,6 +361,11 @@ class TransactionRefused(SigningError):
 
 class KeypairError(LaunchOpsError):
     """The keypair could not be loaded; the message never contains key material."""
+
+
+class WrongKey(KeypairError):
+    """The profile's key is not the one that created the launch: nothing of it is sent,
+    signed or registered with it."""
 
 
 class ScheduledLater(LaunchOpsError):

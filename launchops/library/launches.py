@@ -62,7 +62,7 @@ async def launch_in(
     `schedule:` is still ahead is refused (`ScheduledLater`: its deployment launches it
     then) unless `now`."""
     from launchops.config.schedule import refuse_early
-    from launchops.pipeline.runner import run_launch, run_step, validate
+    from launchops.pipeline.runner import refuse_another_key, run_launch, run_step, validate
 
     if file is not None:
         path = Path(file)
@@ -76,6 +76,7 @@ async def launch_in(
     before = await ctx.journal.get(key) if key is not None else None
     if key is None or before is None:
         raise UnknownLaunch(f"no launch {key!r} in the journal of profile {ctx.profile.name}")
+    refuse_another_key(ctx, before)  # before anything: one line, nothing done
     try:
         record = await run_launch(ctx, key, call or run_step)
     except LaunchOpsError as exc:

@@ -23,6 +23,7 @@ from launchops.errors import (
     LaunchOpsError,
     LeaseHeld,
     StepTimedOut,
+    WrongKey,
 )
 from launchops.journal.records import LaunchRecord
 from launchops.pipeline import stopping
@@ -66,6 +67,9 @@ async def validate(ctx: LaunchContext, path: Path, *, replace: bool = False) -> 
         known = await ctx.journal.get(plan.key)
         if known is None or (known.state is LaunchState.VALIDATED and known.attempt == 0):
             raise
+    known = await ctx.journal.get(plan.key)
+    if known is not None:  # another key's launch: said so, not a "changed file"
+        refuse_another_key(ctx, known)
     ctx.secrets[plan.key] = plan.secrets  # in memory only: the journal keeps their names
     ctx.progress(plan.key, Step.VALIDATE, f"{path} -> {plan.key}")
     return await ctx.journal.begin(
@@ -88,6 +92,7 @@ async def run_step(step: Step, ctx: LaunchContext, key: str) -> None:
         assert record is not None, f"launch {key} is not in the journal"
         if transition(record.state, record.kind).step is not step:
             return
+        refuse_another_key(ctx, record)
         seconds = ctx.profile.step_seconds
         timer = asyncio.timeout(seconds)
         try:
@@ -100,6 +105,21 @@ async def run_step(step: Step, ctx: LaunchContext, key: str) -> None:
                 f"launch {key}: step {step} did not end within {seconds:g} s (step_seconds); "
                 "it stopped where it was: run the same command again to continue it"
             ) from None
+
+
+def refuse_another_key(ctx: LaunchContext, record: LaunchRecord) -> None:
+    """A launch is driven only by the key that created it (its file's `publicKey`, as the
+    journal keeps it): another profile's key would send bytes the old key signed and
+    register the launch under another creator (`WrongKey`, one line, nothing done)."""
+    if record.kind is not Kind.LAUNCH or record.attempt == 0:
+        return  # nothing created yet: the file is read again with the key that runs it
+    creator = record.launch.public_key
+    if creator != ctx.wallet:
+        raise WrongKey(
+            f"launch {record.key} was created by the key {creator}, and this profile's key "
+            f"is {ctx.wallet}: nothing sent or registered with another key. Run it with the "
+            "key that created it (the profile's keypair, or LAUNCHOPS_KEYPAIR)"
+        )
 
 
 async def run_launch(
