@@ -93,10 +93,16 @@ async def launchops_cell(
         "registered": len(done),
         "seconds": seconds,
         "creates": statistics.mean(r.attempt for r in records) if records else 0,
-        "lamports": statistics.mean(r.lamports_spent for r in records) if records else 0,
+        "lamports": statistics.mean(_fees_and_tips(r) for r in records) if records else 0,
         "opening": sum(opening),
         "sniped_named": sum(1 for r in records if r.sniped_by),
     }
+
+
+def _fees_and_tips(record: Any) -> int:
+    """Fees and tips paid, rent left out (`lamportsSpent` holds all that left the creator)."""
+    spent = [a.spent for a in record.attempts if a.spent]
+    return sum(s.fee_lamports + (s.tip_lamports if s.tip_paid else 0) for s in spent)
 
 
 def curve_document(key: str) -> dict[str, Any]:

@@ -131,6 +131,8 @@ class Spent:
     sniped_by: tuple[str, ...] = ()
     sent_slot: int | None = None  # the slot seen when the first send left
     landed_slot: int | None = None  # the slot its first transaction landed in
+    # What left the creator's account in what landed, read from the chain (None: not read)
+    creator_lamports: int | None = None
 
     @property
     def slots_to_land(self) -> int | None:
@@ -140,7 +142,10 @@ class Spent:
 
     @property
     def lamports(self) -> int:
-        """Lamports this attempt took from the creator."""
+        """Lamports this attempt took from the creator: as the chain shows it, where it
+        was read; else its fees and the tip paid."""
+        if self.creator_lamports is not None:
+            return self.creator_lamports
         return self.fee_lamports + (self.tip_lamports if self.tip_paid else 0)
 
     def to_json(self) -> dict[str, Any]:
@@ -160,6 +165,8 @@ class Spent:
             data["sentSlot"] = self.sent_slot
         if self.landed_slot is not None:
             data["landedSlot"] = self.landed_slot
+        if self.creator_lamports is not None:
+            data["creatorLamports"] = self.creator_lamports
         return data
 
     @classmethod
@@ -175,6 +182,7 @@ class Spent:
             sniped_by=tuple(data.get("snipedBy", ())),
             sent_slot=data.get("sentSlot"),
             landed_slot=data.get("landedSlot"),
+            creator_lamports=data.get("creatorLamports"),
         )
 
 
@@ -375,6 +383,7 @@ class LaunchRecord:
             "lastError": self.last_error,
             "errorDetails": self.error_details,
             "signatures": self.signatures or None,
+            "lamportsSpent": self.lamports_spent,  # what left the creator (the chain's word)
             "createdAt": self.created_at.isoformat(),
             "updatedAt": self.updated_at.isoformat(),
         }

@@ -135,6 +135,7 @@ class BundleSubmission(Submission):
 
     async def settle(self) -> Spent:
         """Fees of the create's transactions and the tip's, and the tip, paid."""
-        assert self.tip is not None
+        assert self.tip is not None and self.tip.tip_signature is not None
         fee = fees_of([*self.signed, self.tip_raw])
-        return replace(self.tip, fee_lamports=fee, tip_paid=True, **self.slots())
+        spent = replace(self.tip, fee_lamports=fee, tip_paid=True, **self.slots())
+        return await self.paid(spent, [*(s.signature for s in self.sends), self.tip.tip_signature])

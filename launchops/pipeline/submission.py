@@ -34,8 +34,10 @@ from dataclasses import replace
 
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
+from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
+from launchops.chain.costs import paid_by
 from launchops.chain.expiry import read_deadline
 from launchops.chain.fate import Fate, fate, stricter
 from launchops.chain.landing import Landing
@@ -257,6 +259,7 @@ class Submission:
         """What the landed attempt cost (fees), and, for a bonding curve's first buy, the
         buys of others that landed before it (read from the chain)."""
         spent = Spent(mode=self.mode, fee_lamports=fees_of(self.signed), **self.slots())
+        spent = await self.paid(spent, [s.signature for s in self.sends])
         if self.record.kind is not Kind.LAUNCH or self.attempt.created.genesis is None:
             return spent
         vault = curve_vault(self.record.launch, self.attempt.created.genesis)
@@ -270,6 +273,15 @@ class Submission:
             log.info("launch %s: could not read the curve's buys: %s", self.key, exc)
             return spent
         return replace(spent, sniped_by=tuple(others))
+
+    async def paid(self, spent: Spent, signatures: list[Signature]) -> Spent:
+        """`spent` with what left the creator's account in `signatures`, from the chain."""
+        try:
+            paid = await paid_by(self.ctx.rpc, signatures, self.ctx.wallet)
+        except RpcUnavailable as exc:  # the launch landed: what is not known is only said
+            log.info("launch %s: could not read what it cost: %s", self.key, exc)
+            return spent
+        return replace(spent, creator_lamports=paid)
 
     async def keypairs(self) -> list[Keypair]:
         """Every key we sign with: the creator's, and a launch's first buyer's."""

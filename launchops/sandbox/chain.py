@@ -63,6 +63,9 @@ class Landed:
     logs: list[str]
     units: int
     block_time: int
+    # Each loaded account's lamports before and after (what a node's meta answers)
+    pre_balances: tuple[int, ...] = ()
+    post_balances: tuple[int, ...] = ()
 
 
 @dataclass
@@ -264,6 +267,8 @@ class Chain:
         did, or None when a leader would drop it (expired, or a payer that cannot pay)."""
         if not self.blockhash_valid(tx.message.recent_blockhash):
             return None  # expired while queued: a real leader would drop it too
+        keys = self.keys_of(tx)
+        pre = tuple(self.lamports(key) for key in keys)
         emulated = self._emulated(tx)
         if to_bytes_versioned(tx.message) in self.failing:
             err: Any = {"InstructionError": [0, {"Custom": 1}]}
@@ -289,7 +294,13 @@ class Chain:
             logs=logs,
             units=units,
             block_time=int(time.time()),
+            pre_balances=pre,
+            post_balances=tuple(self.lamports(key) for key in keys),
         )
+
+    def lamports(self, key: Pubkey) -> int:
+        account = self.svm.get_account(key)
+        return account.lamports if account is not None else 0
 
     def _emulated(self, tx: VersionedTransaction) -> Any:
         """What the sandbox does for `tx` in place of LiteSVM, if anything (`emulate`)."""

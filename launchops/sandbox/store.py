@@ -61,6 +61,9 @@ class SandboxStore:
         db.execute("pragma journal_mode=wal")
         db.execute("pragma synchronous=normal")
         db.executescript(SCHEMA)
+        columns = {row[1] for row in db.execute("pragma table_info(transactions)")}
+        if "balances" not in columns:  # a chain kept before balances were: none for those
+            db.execute("alter table transactions add column balances text")
         return db
 
     def close(self) -> None:
@@ -128,7 +131,7 @@ class SandboxStore:
             for key in chain.keys_of(tx):
                 self.save_account(key, chain.svm.get_account(key))
             self.db.execute(
-                "insert or replace into transactions values (?, ?, ?, ?, ?, ?, ?, ?)",
+                "insert or replace into transactions values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     str(tx.signatures[0]),
                     landed.slot,
@@ -138,6 +141,7 @@ class SandboxStore:
                     json.dumps(landed.logs),
                     landed.units,
                     landed.block_time,
+                    json.dumps([landed.pre_balances, landed.post_balances]),
                 ),
             )
             self.db.execute("commit")
@@ -161,9 +165,18 @@ class SandboxStore:
             account = Account(lamports, bytes(data), Pubkey.from_string(owner), bool(executable))
             chain.set_account(Pubkey.from_string(pubkey), account)
         for row in self.db.execute("select * from transactions order by slot, rowid"):
-            signature, slot, err, raw, fee, logs, units, block_time = row
+            signature, slot, err, raw, fee, logs, units, block_time, balances = row
+            pre, post = json.loads(balances) if balances else ((), ())
             landed = Landed(
-                slot, json.loads(err), bytes(raw), fee, json.loads(logs), units, block_time
+                slot,
+                json.loads(err),
+                bytes(raw),
+                fee,
+                json.loads(logs),
+                units,
+                block_time,
+                tuple(pre),
+                tuple(post),
             )
             if raw:
                 chain.remember(VersionedTransaction.from_bytes(bytes(raw)), landed)

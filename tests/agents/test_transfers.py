@@ -125,7 +125,7 @@ async def test_a_tampered_fund_is_refused_before_signing(chain, tmp_path):
         )
         done = await run_launch(ctx, record.key)
         await ctx.client.aclose()
-    assert done.state == "failed"
+    assert done.state == "refused"  # nothing signed: for a person
     assert f"to {thief}" in done.last_error and "not from" in done.last_error
     assert done.current.signed is None  # never signed
     assert stats(chain)["rpc"].get("sendTransaction", 0) == 0
