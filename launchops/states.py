@@ -105,7 +105,14 @@ def _row(step: Step | None, driver: Driver, *leads_to: LaunchState) -> Transitio
 S, D = LaunchState, Driver
 # Submit runs from signed, and again from submitting (a resume): one row for both.
 _SUBMIT = _row(
-    Step.SUBMIT, D.RUN, S.SUBMITTING, S.SUBMITTED, S.EXPIRED, S.NEEDS_ATTENTION, S.FAILED
+    Step.SUBMIT,
+    D.RUN,
+    S.SUBMITTING,
+    S.SUBMITTED,
+    S.EXPIRED,
+    S.NEEDS_ATTENTION,
+    S.FAILED,
+    S.REFUSED,  # the chain's simulation of the first: it takes more than it may
 )
 
 LAUNCH_MACHINE: dict[LaunchState, Transition] = {

@@ -7,16 +7,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
 
 from launchops.api import programs as p
 from launchops.api.allocations import BondingCurveAllocation
 from launchops.api.amounts import lamports
-from launchops.chain.checks import Tables
+from launchops.chain.checks import Tables, account_keys, lookup_tables
+from launchops.chain.effects import read_effects
 from launchops.chain.reader import Expected, read_launch
 from launchops.errors import TransactionRefused
 from launchops.genesis.pdas import find_genesis_account_v2
 from launchops.journal.records import LaunchRecord
 from launchops.pipeline.context import LaunchContext
+from launchops.states import Kind
 
 Check = Callable[[LaunchContext, LaunchRecord, bytes], None]
 
@@ -59,6 +62,19 @@ def _first_buy(record: LaunchRecord) -> tuple[Pubkey, int] | None:
     return None
 
 
+async def effects_of(ctx: LaunchContext, record: LaunchRecord, raw: bytes, number: int) -> None:
+    """Before a launch's transaction `number` first leaves: the SOL its simulation takes
+    from the creator, held to its fees, the rent of what it makes and the file's first
+    buy when the creator buys (`launchops.chain.effects`)."""
+    if record.kind is not Kind.LAUNCH:
+        return  # a fund or a claim moves what it was asked to: its reader held it so
+    tx = VersionedTransaction.from_bytes(raw)
+    keys = account_keys(tx, await ctx.rpc.lookup_tables(list(lookup_tables(tx))))
+    buy = _first_buy(record)
+    spends = buy[1] if buy is not None and buy[0] == ctx.wallet else 0
+    await read_effects(ctx.rpc, raw, number, ctx.wallet, keys, spends)
+
+
 def launch_checker(tables: Tables) -> Check:
     """Each transaction of the create read against the file before it is signed."""
 
@@ -71,4 +87,4 @@ def launch_checker(tables: Tables) -> Check:
     return check
 
 
-__all__ = ["expected_of", "launch_checker"]
+__all__ = ["effects_of", "expected_of", "launch_checker"]

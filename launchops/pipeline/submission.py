@@ -44,7 +44,7 @@ from launchops.chain.landing import Landing
 from launchops.chain.proofs import made_by
 from launchops.chain.signing import only_ours, resign
 from launchops.chain.sniping import buys_before, curve_vault
-from launchops.errors import RpcGone, RpcUnavailable, TransactionRejected
+from launchops.errors import RpcGone, RpcUnavailable, TransactionRefused, TransactionRejected
 from launchops.journal.records import Attempt, LaunchRecord, Send, Spent
 from launchops.pipeline.context import LaunchContext
 from launchops.pipeline.secrets import secrets_of
@@ -85,6 +85,9 @@ class Submission:
             except TransactionRejected as exc:  # the node refused it, and it was never taken
                 await self.refused(index, exc)
                 return
+            except TransactionRefused as exc:  # the chain says it takes more than it may
+                await self.stop(index, str(exc), refused=True)
+                return
             if landing is not None and landing.err is None:
                 self.sends[index] = self.sends[index].landed(landing)
                 index += 1
@@ -119,6 +122,8 @@ class Submission:
             [landing] = view.landings
             if self.decisive(index, landing, view.context_slot):
                 return landing
+        else:  # its first send: what the chain says it does, first (launchops.chain.effects)
+            await self.read_effects(index)
         await self.ctx.watcher.expect(send.signature)  # subscribed before it is sent
         try:
             return await self._rebroadcast(index)
@@ -283,6 +288,13 @@ class Submission:
             return spent
         return replace(spent, creator_lamports=paid)
 
+    async def read_effects(self, index: int) -> None:
+        """What the chain says transaction `index` does to the creator, before it leaves
+        (`launchops.pipeline.reading.effects_of`): refused, `TransactionRefused`."""
+        from launchops.pipeline.reading import effects_of
+
+        await effects_of(self.ctx, self.record, self.signed[index], index + 1)
+
     async def keypairs(self) -> list[Keypair]:
         """Every key we sign with: the creator's, and a launch's first buyer's."""
         if self.record.kind is not Kind.LAUNCH:
@@ -352,9 +364,12 @@ class Submission:
             self.key, Step.SUBMIT, "blockhash expired, nothing landed: creating again"
         )
 
-    async def stop(self, index: int, why: str, paid: int | None = None) -> None:
+    async def stop(
+        self, index: int, why: str, paid: int | None = None, refused: bool = False
+    ) -> None:
         """Nothing more can be done here: what landed and what did not, for a person, and
-        the fees of the `paid` first transactions (those that landed, failed or not)."""
+        the fees of the `paid` first transactions (those that landed, failed or not);
+        `refused`: the first was refused unsent (`refused`, not `failed`)."""
         paid = index if paid is None else paid
         if paid:
             spent = Spent(mode=self.mode, fee_lamports=fees_of(self.signed[:paid]))
@@ -374,7 +389,7 @@ class Submission:
             self.key,
             self.attempt.number,
             Outcome.PARTIAL if index else Outcome.FAILED,
-            state=S.NEEDS_ATTENTION if index else S.FAILED,
+            state=S.NEEDS_ATTENTION if index else S.REFUSED if refused else S.FAILED,
             error=why,
             details=details,
             sends=self.sends,

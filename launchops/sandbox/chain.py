@@ -12,7 +12,7 @@ import hashlib
 import random
 import time
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,7 +239,7 @@ class Chain:
             raise preflight_failure("BlockhashNotFound")
         emulated = self._emulated(tx)
         if hasattr(emulated, "simulate"):
-            err, logs = emulated.simulate(self)
+            err, logs, _ = emulated.simulate(self)
             if err is not None:
                 raise preflight_failure(err, logs, 0)
         result = None if emulated is not None else self.svm.simulate_transaction(tx)
@@ -339,23 +339,32 @@ class Chain:
         ]
         return "; ".join(texts) or None
 
-    def simulate(self, raw: bytes) -> dict[str, Any]:
+    def simulate(self, raw: bytes, addresses: Sequence[Pubkey] | None = None) -> dict[str, Any]:
+        """What a node's simulateTransaction answers; with `addresses` (its `accounts`
+        config), those accounts as the transaction would leave them (base64)."""
         tx = VersionedTransaction.from_bytes(raw)
         emulated = self._emulated(tx)
+        after: list[Account | None] = []
         if hasattr(emulated, "simulate"):
-            err, logs = emulated.simulate(self)
+            err, logs, after = emulated.simulate(self, addresses or ())
             failed, units = err is not None, 0
         else:
             result = self.svm.simulate_transaction(tx)
             failed = isinstance(result, FailedTransactionMetadata)
             logs, units = meta_of(result.meta())
             err = err_json(result) if failed else None
+            if not failed:
+                post = dict(result.post_accounts())
+                after = [post.get(key) or self.account(key) for key in addresses or ()]
         if not failed and not self.blockhash_valid(tx.message.recent_blockhash):
             err = "BlockhashNotFound"
+        accounts = None  # the accounts as they would be left (rpc.py writes them out)
+        if addresses is not None and not failed:
+            accounts = [a if a is not None and (a.lamports or a.data) else None for a in after]
         return {
             "err": err,
             "logs": logs,
-            "accounts": None,
+            "accounts": accounts,
             "unitsConsumed": units,
             "returnData": None,
             "innerInstructions": None,

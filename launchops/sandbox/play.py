@@ -14,7 +14,7 @@ A simulation plays it the same way and puts everything back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -186,13 +186,17 @@ class Played:
         self.logs[:] = play.logs
         return error
 
-    def simulate(self, chain: Chain) -> tuple[Any, list[str]]:
-        """What `apply` would answer, and its logs; the chain left as it was."""
+    def simulate(
+        self, chain: Chain, addresses: Sequence[Pubkey] = ()
+    ) -> tuple[Any, list[str], list[Account | None]]:
+        """What `apply` would answer, its logs, and `addresses`' accounts as it would leave
+        them; the chain left as it was."""
         if _lamports(chain, self.payer) < self.fee:
-            return "InsufficientFundsForFee", []
+            return "InsufficientFundsForFee", [], []
         play = Play(chain, self.signers)
         try:
-            return self._run(play), play.logs
+            error = self._run(play)
+            return error, play.logs, [chain.account(key) for key in addresses]
         finally:
             play.put_back()
 

@@ -132,7 +132,15 @@ class RpcMethods:
     def simulate_transaction(self, params: list[Any]) -> Any:
         config = _config(params)
         raw = decode_tx(_str(params, 0), config.get("encoding", "base58"))
-        return self._ctx(self.chain.simulate(raw))
+        wanted = config.get("accounts")
+        addresses = None
+        if isinstance(wanted, dict) and isinstance(wanted.get("addresses"), list):
+            addresses = [Pubkey.from_string(str(a)) for a in wanted["addresses"]]
+        answer = self.chain.simulate(raw, addresses)
+        if answer["accounts"] is not None:
+            encoding = str(wanted.get("encoding", "base64")) if isinstance(wanted, dict) else ""
+            answer["accounts"] = [reads.account_json(a, encoding) for a in answer["accounts"]]
+        return self._ctx(answer)
 
     def get_signature_statuses(self, params: list[Any]) -> Any:
         signatures = params[0] if params else None
