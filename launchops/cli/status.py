@@ -119,11 +119,7 @@ def _print_status(profile: str, records: list[Any], events: list[Any]) -> None:
         listing.add([r.key, r.state, r.attempt, short(r.mint), shown, updated], detail)
     print_listing(listing)
     if total:
-        console().print(
-            f"spent: {total} lamports in all (what left the creator's account: fees, rent, "
-            "tips)",
-            markup=False,
-        )
+        console().print(f"spent: {total} lamports in all (fees, rent, tips)", markup=False)
     out = console()
     for at, step, message in events:
         line = f"  {at:%H:%M:%S} {step:<9} {shorten_addresses(message)}"

@@ -63,15 +63,15 @@ def _first_buy(record: LaunchRecord) -> tuple[Pubkey, int] | None:
 
 
 async def effects_of(ctx: LaunchContext, record: LaunchRecord, raw: bytes, number: int) -> None:
-    """Before a launch's transaction `number` first leaves: the SOL its simulation takes
-    from the creator, held to its fees, the rent of what it makes and the file's first
-    buy when the creator buys (`launchops.chain.effects`)."""
+    """Before a launch's transaction `number` first leaves: the SOL its simulation pays
+    to anyone, held to the rent of what it makes and the file's first buy
+    (`launchops.chain.effects`)."""
     if record.kind is not Kind.LAUNCH:
         return  # a fund or a claim moves what it was asked to: its reader held it so
     tx = VersionedTransaction.from_bytes(raw)
     keys = account_keys(tx, await ctx.rpc.lookup_tables(list(lookup_tables(tx))))
     buy = _first_buy(record)
-    spends = buy[1] if buy is not None and buy[0] == ctx.wallet else 0
+    spends = buy[1] if buy is not None else 0
     await read_effects(ctx.rpc, raw, number, ctx.wallet, keys, spends)
 
 
