@@ -15,6 +15,12 @@ calls it invalid too). So:
   from a node at least as far along, minus one, bounds the expiry from above. The
   service's figure stands when it is lower, and whenever the chain cannot tell.
 
+Before either, `at_most_possible` caps the service's figure at what no blockhash the
+chain has made so far can exceed: the highest slot any node has shown (a slot is never
+below its block height) plus the 150 blocks a blockhash lives, plus a margin of 1,000
+blocks for nodes far behind. A blockhash already dead when it is first read is bounded
+so too, minutes later instead of never.
+
 Everything that decides a blockhash is dead (`launchops.chain.fate`) still asks the
 statuses and the accounts; the bound only stops a lie from making the wait endless.
 """
@@ -25,6 +31,17 @@ from solders.hash import Hash
 
 from launchops.chain.rpc import ChainRpc
 from launchops.errors import RpcGone, RpcRefused, RpcUnavailable
+
+BLOCKHASH_BLOCKS = 150  # how long a blockhash lives
+BEHIND_MARGIN = 1000  # blocks a node answering may be behind the chain, at most
+
+
+def at_most_possible(said: int, highest_slot: int) -> int:
+    """`said`, capped at the last valid height of any blockhash made by slot
+    `highest_slot` (0: no slot seen yet, nothing to cap by), with a margin."""
+    if highest_slot <= 0:
+        return said
+    return min(said, highest_slot + BLOCKHASH_BLOCKS + BEHIND_MARGIN)
 
 
 async def seen_valid(rpc: ChainRpc, blockhash: Hash) -> int | None:
@@ -56,4 +73,4 @@ async def read_deadline(rpc: ChainRpc, blockhash: Hash, said: int, seen_at: int 
     return min(said, height - 1)
 
 
-__all__ = ["read_deadline", "seen_valid"]
+__all__ = ["at_most_possible", "read_deadline", "seen_valid"]

@@ -22,7 +22,7 @@ from solders.transaction import VersionedTransaction
 
 from launchops.api.models import RegisterLaunchResponse
 from launchops.chain.checks import Tables, lookup_tables
-from launchops.chain.expiry import read_deadline, seen_valid
+from launchops.chain.expiry import at_most_possible, read_deadline, seen_valid
 from launchops.chain.fate import Fate, Verdict, fate
 from launchops.chain.landing import Landing
 from launchops.chain.signing import sign_partial
@@ -77,10 +77,11 @@ async def record_built(
 ) -> None:
     """Keep the transactions the service built for attempt `number`, with the blockhash it
     answered (`built.blockhash`), as its create; `mint`: the account that proves it landed."""
+    said = built.blockhash.last_valid_block_height
     created = Created(
         transactions=tuple(transactions),
         blockhash=built.blockhash.blockhash,
-        last_valid_block_height=built.blockhash.last_valid_block_height,
+        last_valid_block_height=at_most_possible(said, ctx.rpc.highest_slot),
         mint=mint,
     )
     await ctx.journal.record_created(record.key, number, created)
@@ -232,7 +233,9 @@ async def create(ctx: LaunchContext, record: LaunchRecord) -> None:
     answer = Created(
         transactions=tuple(created.transactions),
         blockhash=created.blockhash.blockhash,
-        last_valid_block_height=created.blockhash.last_valid_block_height,
+        last_valid_block_height=at_most_possible(
+            created.blockhash.last_valid_block_height, ctx.rpc.highest_slot
+        ),
         mint=created.mint_address,
         genesis=created.genesis_account,
     )
