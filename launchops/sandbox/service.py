@@ -160,6 +160,7 @@ class SandboxService:
                 "network": str(config.network),
                 "launch": _canonical(config),
                 "createdAt": datetime.now(UTC).isoformat(),
+                "attack": attack,  # answered as a compromised service, if so
             },
         )
         return CreateLaunchResponse(
@@ -276,6 +277,7 @@ class SandboxService:
                     "genesis": created["genesis"],
                     "mint": created["mint"],
                     "mintOnChain": self.chain.account(mint) is not None,
+                    "attack": created.get("attack"),
                     "registered": self.store.get("registration", created["genesis"]) is not None,
                 }
             )

@@ -8,7 +8,11 @@
 4. once a user re-ran it, every launch is registered, with nobody acting, but those whose
    transaction failed on chain (a person's case by nature);
 5. the key in the RPC URL (`?api-key=`) and the password in the service URL are in
-   nothing launchops shows or keeps: no error, no row, no output, no file of its home.
+   nothing launchops shows or keeps: no error, no row, no output, no file of its home;
+6. nothing the file did not ask for ever lands: no create a compromised service rewrote
+   to steal has its mint on chain, and the stranger it pays holds nothing;
+7. an honest create is never refused: a launch `refused` is one whose create answer a
+   compromised service rewrote to steal.
 
 The chain is read from the service's own record of every create it answered and whether
 its mint exists (`GET /_sandbox/launches`), not from the journal under test.
@@ -22,6 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from launchops.journal.records import LaunchRecord
+from launchops.sandbox.compromise import STEALING
 
 UNREADABLE = re.compile(r"Traceback|<html|<!DOCTYPE|<head|\[/?(bold|red|dim|green)[^\]]*\]", re.I)
 
@@ -61,6 +66,33 @@ def nothing_landed_is_true(records: dict[str, LaunchRecord], on_chain: set[str])
                     f"{key}: attempt {attempt.number} journaled as nothing landed "
                     f"({attempt.outcome or record.state}) but its mint {mint} is on chain"
                 )
+
+
+def nothing_unasked_lands(creates: Iterable[dict[str, Any]], stranger: int) -> None:
+    """No stealing answer landed (its mint on chain), and the stranger holds nothing."""
+    for create in creates:
+        if create.get("attack") in STEALING and create["mintOnChain"]:
+            raise Broken(
+                f"{create['name']}: the create a compromised service rewrote "
+                f"({create['attack']}) has its mint {create['mint']} on chain"
+            )
+    if stranger:
+        raise Broken(f"the stranger a compromised service pays holds {stranger} lamports")
+
+
+def honest_never_refused(records: dict[str, LaunchRecord], creates: Iterable[dict]) -> None:  # type: ignore[type-arg]
+    """A launch `refused` only for a create answer rewritten to steal."""
+    attacks = {create["mint"]: create.get("attack") for create in creates}
+    for key, record in records.items():
+        if record.state != "refused":
+            continue
+        mint = str(record.current.created.mint) if record.current else None
+        if attacks.get(mint) not in STEALING:
+            raise Broken(
+                f"{key}: refused, but its create ({mint}, "
+                f"{attacks.get(mint) or 'honest'}) was not rewritten to steal: "
+                f"{record.last_error}"
+            )
 
 
 def one_line(where: str, text: str | None) -> None:

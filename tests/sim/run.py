@@ -32,6 +32,7 @@ from tests.sim.world import (
     lease_thief,
     place,
     set_faults,
+    stranger_lamports,
 )
 from tests.support import forks
 from tests.support.pipeline import ROOT, profile_for
@@ -122,6 +123,8 @@ async def _checked(sandbox: Any, seeded: Seeded, command: Command) -> dict[str, 
     check.at_most_one_mint(mints)
     records = await _records(seeded)
     check.nothing_landed_is_true(records, {c["mint"] for c in made if c["mintOnChain"]})
+    check.nothing_unasked_lands(made, stranger_lamports(sandbox))
+    check.honest_never_refused(records, made)
     return records
 
 

@@ -16,6 +16,7 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from launchops.sandbox.compromise import ATTACKS
 from tests.support.crash import MOMENTS
 
 # What a lagging, overloaded or broken node answers (the sandbox's ERRORS, BROKEN, SHAPES):
@@ -70,6 +71,9 @@ class Scenario:
     fail_tail: bool  # one launch's later transactions fail on chain (a person's case)
     pause: float  # seconds before the user runs it again (blockhashes die, nodes forget)
     landing: dict[str, Any] = field(default_factory=dict)  # the profile's landing: section
+    # The service compromised for the first run's first creates, one attack each (drawn
+    # apart, from "compromise SEED", so the seeds drawn before it keep their scenario).
+    compromised: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
@@ -132,7 +136,19 @@ def draw(seed: int, *, drivers: tuple[str, ...] = ("plain",)) -> Scenario:
         fail_tail=fail_tail,
         pause=rng.choice([0.0, 0.0, 0.5, 2.0]),
         landing=landing,
+        compromised=_compromised(seed, first_only),
     )
+
+
+def _compromised(seed: int, first_only: dict[str, Any]) -> tuple[str, ...]:
+    """A compromised service for the first run: one attack, or several at once (each the
+    answer to one create), in a quarter of the seeds."""
+    rng = random.Random(f"compromise {seed}")
+    if rng.random() >= 0.25:
+        return ()
+    attacks = tuple(rng.sample(ATTACKS, rng.choice([1, 1, 2, 3])))
+    first_only["compromised_next"] = list(attacks)
+    return attacks
 
 
 def _faults(rng: random.Random) -> dict[str, Any]:

@@ -118,6 +118,13 @@ def set_faults(sandbox: Any, faults: dict[str, Any]) -> None:
     assert answer.status_code == 200, answer.text
 
 
+def stranger_lamports(sandbox: Any) -> int:
+    """What the stranger a compromised service pays holds (as the service keeps it)."""
+    answer = web.get(f"{sandbox.url}/_sandbox/launches", timeout=10)
+    answer.raise_for_status()
+    return int(answer.json()["stranger"]["lamports"])
+
+
 def creates(sandbox: Any) -> list[dict[str, Any]]:
     """Every create the service answered, with whether its mint is on chain."""
     answer = web.get(f"{sandbox.url}/_sandbox/launches", timeout=10)

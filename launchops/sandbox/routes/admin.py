@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field
 
 from launchops.api.amounts import Integer
 from launchops.api.fields import Network, PublicKey, WireModel
+from launchops.sandbox.compromise import STRANGER
 from launchops.sandbox.faults import Faults
 from launchops.sandbox.rewards import MAX_BUY_LAMPORTS, SwapRefused
 from launchops.sandbox.routes import block_engine
@@ -73,8 +74,10 @@ async def info(service: Service, request: Request) -> dict[str, Any]:
 async def launches(service: Service) -> dict[str, Any]:
     """Every create the service answered (name, symbol, creator, network, genesis account,
     mint) with whether its mint is on chain now and whether it was registered: what the
-    simulation counts mints by, apart from any client's journal."""
-    return {"launches": service.creates()}
+    simulation counts mints by, apart from any client's journal; and what the stranger a
+    compromised service pays holds (`compromise.STRANGER`: 0 unless a theft landed)."""
+    stranger = {"address": str(STRANGER), "lamports": service.chain.lamports(STRANGER)}
+    return {"launches": service.creates(), "stranger": stranger}
 
 
 @router.post("/stats/reset")
