@@ -56,6 +56,20 @@ COMPLETING = frozenset(
 CREATE_NAMES = COMPLETING | set(ADDS_BUCKET) | {"initializeV2", "swapBondingCurveV2"}
 ATA_CREATES = (b"", b"\x00", b"\x01")
 SYNC_NATIVE = 17
+TOKEN_INSTRUCTIONS = {  # by the token program's discriminator: what a refusal names
+    3: "Transfer",
+    4: "Approve",
+    5: "Revoke",
+    6: "SetAuthority",
+    7: "MintTo",
+    8: "Burn",
+    9: "CloseAccount",
+    10: "FreezeAccount",
+    12: "TransferChecked",
+    13: "ApproveChecked",
+    14: "MintToChecked",
+    15: "BurnChecked",
+}
 
 
 @dataclass(frozen=True)
@@ -169,7 +183,9 @@ class _Instruction:
         if self.data == bytes([SYNC_NATIVE]) and buy and self.accounts[:1] == [_wrapped(buy[0])]:
             return
         kind = self.data[0] if self.data else None
-        raise self.refuse(f"a token program instruction ({kind}) on {self.accounts[:1]}")
+        name = TOKEN_INSTRUCTIONS.get(kind, f"instruction ({kind})") if kind is not None else "?"
+        on = f" on {self.accounts[0]}" if self.accounts else ""
+        raise self.refuse(f"a token program {name}{on}")
 
     def _associated_token(self) -> None:
         buy = self.expected.first_buy
@@ -177,7 +193,8 @@ class _Instruction:
             payer, _, owner, mint = self.accounts[:4]
             if payer == owner == buy[0] and mint in (p.NATIVE_MINT, self.expected.mint):
                 return
-        raise self.refuse(f"an associated token account made for {self.accounts[2:3]}")
+        owner = self.accounts[2] if len(self.accounts) > 2 else "nobody named"
+        raise self.refuse(f"an associated token account made for {owner}")
 
 
 def _wrapped(owner: Pubkey) -> Pubkey:

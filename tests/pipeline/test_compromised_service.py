@@ -28,8 +28,8 @@ from tests.support.pipeline import (
 SAID = {  # what the one line names, per attack
     "transfer": "a System transfer of 5 SOL from ",
     "extra_transaction": "a System transfer of 5 SOL from ",
-    "set_authority": "a token program instruction (6)",
-    "approve": "a token program instruction (4)",
+    "set_authority": "a token program SetAuthority on ",
+    "approve": "a token program Approve on ",
     "unknown_program": "an instruction of program ",
     "extra_signer": f"it asks for the signature of {STRANGER}",
     "fee_payer": f"its fee payer is {STRANGER}, not the creator",

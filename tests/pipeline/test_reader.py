@@ -139,7 +139,7 @@ def _stealing(creator: Pubkey, mint: Pubkey) -> dict[str, tuple[list[Instruction
                     )
                 )
             ],
-            "a token program instruction (6)",
+            "a token program SetAuthority on",
         ),
         "approve": (
             [
@@ -153,7 +153,7 @@ def _stealing(creator: Pubkey, mint: Pubkey) -> dict[str, tuple[list[Instruction
                     )
                 )
             ],
-            "a token program instruction (4)",
+            "a token program Approve on",
         ),
         "unknown program": ([unknown], f"an instruction of program {UNKNOWN}"),
     }
