@@ -23,7 +23,7 @@ against what a create of the file sends; anything else is refused, nothing signe
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from solders.instruction import AccountMeta, CompiledInstruction
@@ -88,6 +88,10 @@ class Expected:
     total: int  # the supply in base units
     first_buy: tuple[Pubkey, int] | None = None
     agent: Pubkey | None = None  # the agent's asset, for an agent's launch
+    # Every bucket's base tokens, as the file allocates them (sorted, none of 0), and
+    # every key the file names (a bucket pays no one else); empty: not held against.
+    allocations: tuple[int, ...] = ()
+    named: frozenset[Pubkey] = frozenset()
 
     @property
     def signers(self) -> frozenset[Pubkey]:
@@ -228,10 +232,65 @@ def _genesis(at: _Instruction, data: bytes, accounts: Sequence[Pubkey], creator:
 
 
 def _bucket(at: _Instruction, name: str, args: dict, roles: dict) -> None:  # type: ignore[type-arg]
-    """An add-bucket instruction's bucket is the PDA the program derives for it."""
-    bucket = find_bucket_v2(ADDS_BUCKET[name], at.expected.genesis, args["bucketIndex"])[0]
+    """An add-bucket instruction's bucket is the PDA the program derives for it, and it
+    pays only someone the file names."""
+    expected = at.expected
+    bucket = find_bucket_v2(ADDS_BUCKET[name], expected.genesis, args["bucketIndex"])[0]
     if roles.get("bucket") != bucket:
         raise at.refuse(f"{name} of a bucket {roles.get('bucket')} the program would not make")
+    recipient = roles.get("recipient")
+    known = expected.named | {expected.creator, expected.fee_payer}
+    if expected.named and recipient is not None and recipient not in known:
+        raise at.refuse(f"{name} of a bucket paying {recipient}, whom the file does not name")
+
+
+def read_allocations(
+    transactions: Sequence[bytes], expected: Expected, tables: Tables | None
+) -> None:
+    """Refuse a create whose buckets, all transactions together, allocate other amounts
+    of the token than the file's allocations (each instruction is read on its own by
+    `read_launch`)."""
+    if not expected.allocations:
+        return
+    made = sorted(
+        args["baseTokenAllocation"]
+        for raw in transactions
+        for name, args in _genesis_calls(raw, expected, tables)
+        if name in ADDS_BUCKET and args.get("baseTokenAllocation")
+    )
+    if tuple(made) != expected.allocations:
+        raise TransactionRefused(
+            f"the create's buckets allocate {made} base units of the token where the file "
+            f"allocates {list(expected.allocations)}: nothing signed"
+        )
+
+
+def _genesis_calls(
+    raw: bytes, expected: Expected, tables: Tables | None
+) -> Iterator[tuple[str, dict]]:  # type: ignore[type-arg]
+    """The Genesis instructions of a transaction (an agent's, inside its Executes) that
+    decode: their names and arguments."""
+    tx = VersionedTransaction.from_bytes(raw)
+    keys = account_keys(tx, tables)
+    for ix in tx.message.instructions:
+        indexes = [ix.program_id_index, *ix.accounts]
+        if any(i >= len(keys) for i in indexes):
+            continue  # read_launch refuses it
+        program, data = keys[ix.program_id_index], bytes(ix.data)
+        accounts = [keys[i] for i in ix.accounts]
+        wrapped = program == p.MPL_CORE_PROGRAM and expected.agent is not None
+        if wrapped and len(data) >= 5 and len(accounts) > 6:  # an Execute: what it wraps
+            [size] = struct.unpack_from("<I", data, 1)
+            program, data, accounts = accounts[6], data[5 : 5 + size], accounts[7:]
+        if program != GENESIS_PROGRAM:
+            continue
+        try:
+            name, args, _ = decode_instruction(
+                GENESIS_PROGRAM, data, [AccountMeta(a, False, False) for a in accounts]
+            )
+        except LayoutError:
+            continue  # read_launch refuses it
+        yield name, args
 
 
 def _initialize(at: _Instruction, args: dict) -> None:  # type: ignore[type-arg]
@@ -257,4 +316,4 @@ def _first_buy(at: _Instruction, args: dict, roles: dict) -> None:  # type: igno
         raise at.refuse("a sell on the curve")
 
 
-__all__ = ["Expected", "read_launch"]
+__all__ = ["Expected", "read_allocations", "read_launch"]

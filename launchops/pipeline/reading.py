@@ -10,11 +10,12 @@ from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 
 from launchops.api import programs as p
-from launchops.api.allocations import BondingCurveAllocation
-from launchops.api.amounts import lamports
+from launchops.api.allocations import BondingCurveAllocation, fund_flows
+from launchops.api.amounts import base_units, lamports
+from launchops.api.models import LaunchConfig
 from launchops.chain.checks import Tables, account_keys, lookup_tables
 from launchops.chain.effects import read_effects
-from launchops.chain.reader import Expected, read_launch
+from launchops.chain.reader import Expected, read_allocations, read_launch
 from launchops.errors import TransactionRefused
 from launchops.genesis.pdas import find_genesis_account_v2
 from launchops.journal.records import LaunchRecord
@@ -50,7 +51,31 @@ def expected_of(ctx: LaunchContext, record: LaunchRecord) -> Expected:
         total=config.supply * 10**config.decimals,
         first_buy=_first_buy(record),
         agent=agent,
+        allocations=allocations_of(config),
+        named=keys_named(config.to_wire()),
     )
+
+
+def allocations_of(config: LaunchConfig) -> tuple[int, ...]:
+    """Each bucket's base tokens as the file allocates them: every allocation, and every
+    fund flow of one that holds tokens (sorted, none of 0)."""
+    supplies = [a.supply for a in config.allocations]
+    supplies += [flow.supply for a in config.allocations for flow in fund_flows(a)]
+    return tuple(sorted(u for s in supplies if (u := base_units(s, config.decimals)) > 0))
+
+
+def keys_named(wire: object) -> frozenset[Pubkey]:
+    """Every key the file names, wherever it names one."""
+    if isinstance(wire, dict):
+        return frozenset().union(*(keys_named(v) for v in wire.values()))
+    if isinstance(wire, list):
+        return frozenset().union(*(keys_named(v) for v in wire))
+    if isinstance(wire, str) and 32 <= len(wire) <= 44:
+        try:
+            return frozenset({Pubkey.from_string(wire)})
+        except ValueError:
+            return frozenset()
+    return frozenset()
 
 
 def _first_buy(record: LaunchRecord) -> tuple[Pubkey, int] | None:
@@ -81,10 +106,14 @@ def launch_checker(tables: Tables) -> Check:
     def check(ctx: LaunchContext, record: LaunchRecord, raw: bytes) -> None:
         attempt = record.current
         assert attempt is not None
-        number = list(attempt.created.transactions).index(raw) + 1
-        read_launch(raw, number, expected_of(ctx, record), tables)
+        transactions = list(attempt.created.transactions)
+        number = transactions.index(raw) + 1
+        expected = expected_of(ctx, record)
+        if number == 1:  # what the buckets allocate, all transactions together
+            read_allocations(transactions, expected, tables)
+        read_launch(raw, number, expected, tables)
 
     return check
 
 
-__all__ = ["effects_of", "expected_of", "launch_checker"]
+__all__ = ["allocations_of", "effects_of", "expected_of", "keys_named", "launch_checker"]

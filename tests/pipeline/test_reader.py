@@ -22,11 +22,12 @@ from launchops.api import programs as p
 from launchops.api.allocations import BondingCurveAllocation
 from launchops.api.amounts import lamports
 from launchops.api.client import AsyncServiceClient
-from launchops.chain.reader import Expected, read_launch
+from launchops.chain.reader import Expected, read_allocations, read_launch
 from launchops.config.launchfile import load_launch_file
 from launchops.errors import TransactionRefused
-from launchops.genesis.instructions import build_instruction
+from launchops.genesis.instructions import build_instruction, decode_instruction
 from launchops.genesis.pdas import GENESIS_PROGRAM, find_genesis_account_v2
+from launchops.pipeline.reading import allocations_of, keys_named
 from tests.support.pipeline import ROOT
 
 STRANGER = Pubkey.from_string("4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T")
@@ -61,6 +62,8 @@ async def answer_for(sandbox, form: str) -> tuple[list[bytes], Expected, Keypair
         decimals=config.decimals,
         total=config.supply * 10**config.decimals,
         first_buy=first_buy,
+        allocations=allocations_of(config),
+        named=keys_named(config.to_wire()),
     )
     return [bytes(t) for t in created.transactions], expected, creator
 
@@ -99,7 +102,8 @@ def _populate(message: MessageV0) -> bytes:
 
 
 def read_all(transactions: list[bytes], expected: Expected) -> int:
-    """Read every transaction (refused: raises); how many were read."""
+    """Read every transaction (refused: raises), as the sign step does; how many were read."""
+    read_allocations(transactions, expected, None)
     for number, raw in enumerate(transactions, start=1):
         read_launch(raw, number, expected, None)
     return len(transactions)
@@ -254,3 +258,48 @@ def test_a_first_buy_larger_than_the_file_says_is_refused():
     raw = _populate(MessageV0.try_compile(buyer, [wrap], [], Hash.default()))
     with pytest.raises(TransactionRefused, match="a System transfer of 2 SOL"):
         read_launch(raw, 4, expected, None)
+
+
+def _retouched(transactions: list[bytes], change, role: str = "bucket") -> list[bytes]:
+    """The create with its first add-bucket instruction that has `role` rebuilt by
+    `change(args, roles)`."""
+    for number, raw in enumerate(transactions):
+        ixs = instructions_of(raw)
+        for position, ix in enumerate(ixs):
+            if ix.program_id != GENESIS_PROGRAM:
+                continue
+            name, args, roles = decode_instruction(GENESIS_PROGRAM, bytes(ix.data), ix.accounts)
+            if name.startswith("add") and "baseTokenAllocation" in args and role in roles:
+                args, roles = change(dict(args), dict(roles))
+                forged = build_instruction(name, args, roles)
+                metas = [
+                    AccountMeta(new.pubkey, old.is_signer, old.is_writable)
+                    for new, old in zip(forged.accounts, ix.accounts, strict=True)
+                ]
+                ixs[position] = Instruction(ix.program_id, bytes(forged.data), metas)
+                copy = list(transactions)
+                copy[number] = rebuilt(raw, ixs)
+                return copy
+    raise AssertionError("no add-bucket instruction")
+
+
+async def test_buckets_allocating_other_amounts_than_the_file_are_refused(sandbox):
+    transactions, expected, _ = await answer_for(sandbox, "raw-allocations")
+
+    def more(args, roles):
+        return {**args, "baseTokenAllocation": args["baseTokenAllocation"] + 1}, roles
+
+    with pytest.raises(
+        TransactionRefused, match=r"the create's buckets allocate .* where the file"
+    ):
+        read_all(_retouched(transactions, more), expected)
+
+
+async def test_a_bucket_paying_someone_the_file_does_not_name_is_refused(sandbox):
+    transactions, expected, _ = await answer_for(sandbox, "raw-allocations")
+
+    def to_stranger(args, roles):
+        return args, {**roles, "recipient": STRANGER}
+
+    with pytest.raises(TransactionRefused, match=f"paying {STRANGER}, whom the file does not"):
+        read_all(_retouched(transactions, to_stranger, "recipient"), expected)
