@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from solana.rpc.async_api import AsyncClient
+from solders.pubkey import Pubkey
 
 from launchops.api.client import AsyncServiceClient
 from launchops.api.models import LaunchConfig
@@ -24,7 +25,7 @@ from launchops.sandbox.genesis_create import GenesisPlan, plan
 from tests.interop.test_js_bonding_curve import node
 from tests.interop.test_js_client import READY, REQUIRED
 from tests.support.pipeline import ROOT, dump_yaml
-from tests.support.solana import funded_keypair, send_all
+from tests.support.solana import funded_keypair, send_all, wait_for
 
 pytestmark = [
     pytest.mark.node,
@@ -128,3 +129,38 @@ def _b64(raw: bytes) -> str:
     import base64
 
     return base64.b64encode(raw).decode()
+
+
+async def test_an_agents_create_is_genesis_inside_execute_as_the_js_client_reads_it(
+    sandbox_factory, tmp_path
+):
+    """An agent's launch: every Genesis instruction inside an mpl-core Execute of the
+    agent by its owner, the agent's wallet (its asset signer) the creator; unwrapped, the
+    client decodes the same create, and it lands and registers."""
+    from launchops.api import programs as p
+    from launchops.api.launches import AgentLink
+    from tests.support.pipeline import seed_agent
+
+    sandbox = sandbox_factory(slot_ms=0)
+    async with AsyncClient(sandbox.rpc_url) as rpc, AsyncServiceClient(sandbox.base_url) as client:
+        owner = await funded_keypair(rpc)
+        asset = seed_agent(sandbox, owner.pubkey())
+        agent = AgentLink(mint=asset)
+        wallet = p.agent_wallet(Pubkey.from_string(asset))
+        await wait_for(rpc, (await rpc.request_airdrop(wallet, 10**10)).value)  # it pays rent
+        path = _file(tmp_path, "launchpool")
+        config = load_launch_file(path, wallet=owner.pubkey(), now=datetime.now(UTC)).config
+        created = await client.create_launch(owner.pubkey(), config, agent=agent)
+        launch = plan(config, wallet, created.mint_address)
+        answer = [bytes(tx) for tx in created.transactions]
+        await send_all(rpc, answer, owner)
+        registered = await client.register_launch(created.genesis_account, config, agent=agent)
+        assert registered.token.mint_address == created.mint_address
+        body = {"rpc": sandbox.rpc_url, "transactions": [_b64(t) for t in answer], "fetch": []}
+        spec = tmp_path / "answer.json"
+        spec.write_text(json.dumps(body))
+        read = node("genesis_answer.mjs", f"@{spec}")
+    _genesis_words(read["transactions"], config, launch)
+    wrapped = [ix["wrappedBy"] for tx in read["transactions"] for ix in tx if ix["name"]]
+    expected = {"asset": asset, "signer": str(wallet), "authority": str(owner.pubkey())}
+    assert wrapped and all(w == expected for w in wrapped), wrapped

@@ -13,6 +13,11 @@ import { publicKey } from '@metaplex-foundation/umi';
 import * as genesis from '@metaplex-foundation/genesis';
 
 const GENESIS = 'GNS1S5J5AspKXgpjz6SvKL66kPaKWAhaGRhCqPRxii2B';
+// An agent's launch wraps each Genesis instruction in an mpl-core Execute (discriminator
+// 31, then the inner data's u32 length and the data; accounts: asset, collection, asset
+// signer, payer, authority, System, the inner program, then the inner accounts).
+const MPL_CORE = 'CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d';
+const EXECUTE = 31;
 const arg = process.argv[2];
 const input = JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg);
 const umi = createUmi(input.rpc ?? 'http://127.0.0.1:9', 'confirmed');
@@ -32,13 +37,22 @@ function decode(base64) {
   const tx = umi.transactions.deserialize(Uint8Array.from(Buffer.from(base64, 'base64')));
   const keys = tx.message.accounts;
   return tx.message.instructions.map((ix) => {
-    const program = keys[ix.programIndex];
-    const accounts = ix.accountIndexes.map((i) => keys[i] ?? null);
+    let program = keys[ix.programIndex];
+    let accounts = ix.accountIndexes.map((i) => keys[i] ?? null);
+    let data = ix.data;
+    let wrappedBy = null;
+    if (program === MPL_CORE && data[0] === EXECUTE && accounts[6] === GENESIS) {
+      const size = Buffer.from(data.slice(1, 5)).readUInt32LE(0);
+      wrappedBy = { asset: accounts[0], signer: accounts[2], authority: accounts[4] };
+      program = GENESIS;
+      data = data.slice(5, 5 + size);
+      accounts = accounts.slice(7);
+    }
     if (program !== GENESIS) return { program, name: null, accounts };
-    const name = names[ix.data[0]];
+    const name = names[data[0]];
     const serializer = genesis[`get${name[0].toUpperCase()}${name.slice(1)}InstructionDataSerializer`]();
-    const [args] = serializer.deserialize(ix.data);
-    return { program, name, args: plain(args), accounts };
+    const [args] = serializer.deserialize(data);
+    return { program, name, args: plain(args), accounts, wrappedBy };
   });
 }
 
