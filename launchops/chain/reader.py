@@ -92,6 +92,7 @@ class Expected:
     # every key the file names (a bucket pays no one else); empty: not held against.
     allocations: tuple[int, ...] = ()
     named: frozenset[Pubkey] = frozenset()
+    quote_mint: Pubkey = p.NATIVE_MINT  # what the launch raises: the file's quote mint
 
     @property
     def signers(self) -> frozenset[Pubkey]:
@@ -216,7 +217,11 @@ def _genesis(at: _Instruction, data: bytes, accounts: Sequence[Pubkey], creator:
         raise at.refuse(f"a Genesis instruction that does not read ({exc})") from None
     if name not in CREATE_NAMES:
         raise at.refuse(f"the Genesis instruction {name}")
-    for role, want in (("genesisAccount", expected.genesis), ("baseMint", expected.mint)):
+    for role, want in (
+        ("genesisAccount", expected.genesis),
+        ("baseMint", expected.mint),
+        ("quoteMint", expected.quote_mint),
+    ):
         if roles.get(role) not in (None, want):
             raise at.refuse(f"{name} on the {role} {roles[role]}, not this launch's {want}")
     if name == "swapBondingCurveV2":

@@ -52,6 +52,7 @@ def expected_of(ctx: LaunchContext, record: LaunchRecord) -> Expected:
         first_buy=_first_buy(record),
         agent=agent,
         allocations=allocations_of(config),
+        quote_mint=Pubkey.from_string(str(config.quote_mint)),
         named=keys_named(config.to_wire()),
     )
 

@@ -5,6 +5,7 @@ instruction and what it would do, and nothing is signed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -64,6 +65,7 @@ async def answer_for(sandbox, form: str) -> tuple[list[bytes], Expected, Keypair
         first_buy=first_buy,
         allocations=allocations_of(config),
         named=keys_named(config.to_wire()),
+        quote_mint=Pubkey.from_string(str(config.quote_mint)),
     )
     return [bytes(t) for t in created.transactions], expected, creator
 
@@ -303,3 +305,10 @@ async def test_a_bucket_paying_someone_the_file_does_not_name_is_refused(sandbox
 
     with pytest.raises(TransactionRefused, match=f"paying {STRANGER}, whom the file does not"):
         read_all(_retouched(transactions, to_stranger, "recipient"), expected)
+
+
+async def test_another_quote_mint_than_the_files_is_refused(sandbox):
+    transactions, expected, _ = await answer_for(sandbox, "presale")
+    other = Keypair().pubkey()
+    with pytest.raises(TransactionRefused, match=f"on the quoteMint {expected.quote_mint}, not"):
+        read_all(transactions, replace(expected, quote_mint=other))
