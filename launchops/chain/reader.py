@@ -36,7 +36,7 @@ from launchops.chain.signing import required_signers
 from launchops.errors import TransactionRefused
 from launchops.genesis.codec import LayoutError
 from launchops.genesis.instructions import ADDS_BUCKET, decode_instruction
-from launchops.genesis.pdas import GENESIS_PROGRAM, find_bucket_v2
+from launchops.genesis.pdas import FEE_WALLET, GENESIS_PROGRAM, find_bucket_v2
 
 LAMPORTS_PER_SOL = 1_000_000_000
 COMPLETING = frozenset(
@@ -217,10 +217,13 @@ def _genesis(at: _Instruction, data: bytes, accounts: Sequence[Pubkey], creator:
         raise at.refuse(f"a Genesis instruction that does not read ({exc})") from None
     if name not in CREATE_NAMES:
         raise at.refuse(f"the Genesis instruction {name}")
+    fee_account = p.token_account_address(FEE_WALLET, expected.quote_mint)
     for role, want in (
         ("genesisAccount", expected.genesis),
         ("baseMint", expected.mint),
         ("quoteMint", expected.quote_mint),
+        ("feeWallet", FEE_WALLET),  # fees only to the accounts the program's docs name
+        ("feeQuoteTokenAccount", fee_account),
     ):
         if roles.get(role) not in (None, want):
             raise at.refuse(f"{name} on the {role} {roles[role]}, not this launch's {want}")

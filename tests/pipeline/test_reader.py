@@ -312,3 +312,20 @@ async def test_another_quote_mint_than_the_files_is_refused(sandbox):
     other = Keypair().pubkey()
     with pytest.raises(TransactionRefused, match=f"on the quoteMint {expected.quote_mint}, not"):
         read_all(transactions, replace(expected, quote_mint=other))
+
+
+async def test_fees_to_another_wallet_than_the_programs_are_refused(sandbox):
+    transactions, expected, creator = await answer_for(sandbox, "launchpool")
+    first = instructions_of(transactions[0])
+    name, args, _ = decode_instruction(GENESIS_PROGRAM, bytes(first[0].data), first[0].accounts)
+    assert name == "initializeV2"
+    forged = build_instruction(
+        name,
+        args,
+        {"baseMint": expected.mint, "authority": creator.pubkey(), "feeWallet": STRANGER},
+        payer=creator.pubkey(),
+        signers=("baseMint",),
+    )
+    tampered = rebuilt(transactions[0], [forged, *first[1:]])
+    with pytest.raises(TransactionRefused, match=f"initializeV2 on the feeWallet {STRANGER}"):
+        read_all([tampered, *transactions[1:]], expected)
