@@ -31,6 +31,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _collect_less_often()
     _websockets_draw_apart()
     _own_launchops_home(config)
+    _kept_prefect_servers_short_lived()
     if not hasattr(config, "workerinput"):
         from tests.support import forks, prefect_db
 
@@ -109,6 +110,14 @@ def _websockets_draw_apart() -> None:
         warnings.simplefilter("ignore", DeprecationWarning)
         for name in WEBSOCKETS_DRAWING:
             importlib.import_module(f"websockets.{name}").random = own  # type: ignore[attr-defined]
+
+
+def _kept_prefect_servers_short_lived() -> None:
+    """The local Prefect servers the tests' commands keep (each test's home its own) stop
+    15 s after their last command, not a user's 10 minutes: a suite leaves none running."""
+    import os
+
+    os.environ.setdefault("LAUNCHOPS_PREFECT_IDLE_SECONDS", "15")
 
 
 def _own_launchops_home(config: pytest.Config) -> None:

@@ -16,6 +16,7 @@ from launchops.cli import (  # noqa: F401 - transfers and after register command
     batches,
     check,
     launches,
+    local_prefect,
     sandbox,
     schedules,
     service,
@@ -36,6 +37,7 @@ app.add_typer(service.tokens_app, name="tokens")
 app.add_typer(sandbox.app, name="sandbox")
 app.add_typer(after.rewards_app, name="rewards")
 app.add_typer(after.launches_app, name="launches")
+app.add_typer(local_prefect.app, name="prefect")
 launches.install(app)
 batches.install(app)
 schedules.install(app)

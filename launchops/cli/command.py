@@ -153,7 +153,13 @@ class Call:
                 return await plain()  # nothing is done twice: the journal answers
 
         with embedded_sandbox(self.settings) if sandbox else nullcontext(), live or nullcontext():
-            return drive(prefect=self.prefect, flow=through_prefect, plain=plain, progress=progress)
+            return drive(
+                prefect=self.prefect,
+                flow=through_prefect,
+                plain=plain,
+                progress=progress,
+                folder=self.settings.profile_dir if self.prefect else None,
+            )
 
     def run(self, work: Callable[[], Awaitable[T]]) -> T:
         """The library's `work`, in this process, in the embedded sandbox if it wants one:

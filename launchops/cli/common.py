@@ -341,11 +341,12 @@ def drive(
     flow: Callable[[], Awaitable[T]],
     plain: Callable[[], Awaitable[T]],
     progress: Callable[[str, str, str], None] | None = None,
+    folder: Path | None = None,
 ) -> T:
     """Run the command's work through its Prefect flow, or in this process (`--no-prefect`);
     `flow` imports the flow when called, so a plain run never loads Prefect. With no
-    Prefect API configured, a temporary server of the command's own (said on `progress`
-    while it starts), that stops in order and dies with the command."""
+    Prefect API configured, the local server kept in the profile's `folder`, found or
+    started (said on `progress` while it starts; `launchops.cli.kept_server`)."""
     if prefect:
         quiet_prefect()
         from launchops.cli.oneline import prefect_logging_ready, prefect_loop_ready
@@ -354,7 +355,7 @@ def drive(
         configured = prefect_api_url()
         if configured:
             prefect_answers(configured)
-        with temporary_prefect(configured, progress):
+        with temporary_prefect(configured, progress, folder):
             prefect_logging_ready()  # a failed run is the command's one error line
             prefect_loop_ready()
             return asyncio.run(_awaited(flow))

@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import IO
 
 import httpx
@@ -148,17 +149,28 @@ Progress = Callable[[str, str, str], None]
 
 
 @contextlib.contextmanager
-def temporary_prefect(configured: str | None, progress: Progress | None = None) -> Iterator[None]:
+def temporary_prefect(
+    configured: str | None, progress: Progress | None = None, folder: Path | None = None
+) -> Iterator[None]:
     """The command's Prefect API for the block: `configured` (PREFECT_API_URL or Prefect's
-    profile) when there is one, else a temporary server started here, said on the display
-    while it starts, and stopped after the clients have sent what they hold."""
+    profile) when there is one; else the local server kept in the profile's `folder`
+    (`launchops.cli.kept_server`), found or started; else (LAUNCHOPS_PREFECT_SERVER=
+    temporary) a server of this command's own, stopped after it. Its start is said on
+    the display; the clients send what they hold before the block ends."""
     if configured:
         yield
         return
     say = progress or (lambda *_: None)
-    say("", "prefect", "starting Prefect…")
     timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
-    with prefect_server(ephemeral=True, timeout=timeout, what="this command") as url:
+    from launchops.cli.kept_server import folder_of, kept_mode, kept_prefect
+
+    server: contextlib.AbstractContextManager[str]
+    if folder is not None and kept_mode():
+        server = kept_prefect(folder_of(folder), timeout, lambda text: say("", "prefect", text))
+    else:
+        say("", "prefect", "starting Prefect…")
+        server = prefect_server(ephemeral=True, timeout=timeout, what="this command")
+    with server as url:
         say("", "prefect", "")
         os.environ["PREFECT_API_URL"] = url
         try:

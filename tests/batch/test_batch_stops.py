@@ -135,7 +135,13 @@ def test_sigterm_stops_a_prefect_batch_and_its_server(sandbox_factory, tmp_path)
     sandbox = sandbox_factory(slot_ms=100)
     home, prefect_home = tmp_path / "home", tmp_path / "prefect"
     prefect_db.seed_home(prefect_home)
-    env = profile_env(sandbox, home, LAUNCHOPS_CONCURRENCY="1", PREFECT_HOME=str(prefect_home))
+    env = profile_env(
+        sandbox,
+        home,
+        LAUNCHOPS_CONCURRENCY="1",
+        PREFECT_HOME=str(prefect_home),
+        LAUNCHOPS_PREFECT_SERVER="temporary",  # a server of its own, to go with it
+    )
     env.pop("PREFECT_API_URL", None)
     folder = folder_of(tmp_path, FILES)
     args = ["batch", str(folder)]

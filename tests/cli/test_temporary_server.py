@@ -1,6 +1,7 @@
-"""The Prefect server a command starts when no PREFECT_API_URL is set: the display says it
-is starting, it stops without a traceback, and it dies with the command however the
-command dies (here `kill -9`): no orphan server is left behind."""
+"""The Prefect server a command starts for itself (LAUNCHOPS_PREFECT_SERVER=temporary, no
+PREFECT_API_URL): the display says it is starting, it stops without a traceback, and it
+dies with the command however the command dies (here `kill -9`): no orphan server is
+left behind. (The local server commands share by default: tests/cli/test_kept_server.py.)"""
 
 from __future__ import annotations
 
@@ -19,12 +20,15 @@ STOP_NOISE = ("Traceback", "Error flushing", "Exception during reset", "Cancelle
 
 
 def _env(sandbox, tmp_path: Path, first: bool = False) -> dict[str, str]:
-    """Nothing configured, as on a fresh machine; a Prefect home whose database a command
-    run before has made (its migrations are the first start's: `first` keeps it empty)."""
+    """Nothing configured, as on a fresh machine but for a server per command; a Prefect
+    home whose database a command run before has made (its migrations are the first
+    start's: `first` keeps it empty)."""
     home = tmp_path / "prefect"
     if not first:
         prefect_db.seed_home(home)
-    env = profile_env(sandbox, tmp_path / "home", PREFECT_HOME=str(home))
+    env = profile_env(
+        sandbox, tmp_path / "home", PREFECT_HOME=str(home), LAUNCHOPS_PREFECT_SERVER="temporary"
+    )
     env.pop("PREFECT_API_URL", None)
     return env
 
