@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from launchops.cli.prefect_server import _healthy, listening_socket
+from launchops.cli.serving import healthy, listening_socket
 from launchops.errors import LaunchOpsError
 
 IDLE_SECONDS = 600.0
@@ -130,7 +130,7 @@ def _start(folder: Path, timeout: float) -> dict[str, Any]:
             start_new_session=True,  # not the command's: it outlives it
         )
     url = f"http://127.0.0.1:{port}/api"
-    if not _healthy(process, url, time.monotonic() + timeout):
+    if not healthy(process, url, time.monotonic() + timeout):
         process.kill()
         process.wait()
         lines = [line.strip() for line in log_path.read_text().splitlines() if line.strip()]

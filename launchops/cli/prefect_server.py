@@ -34,29 +34,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-import httpx
-
+from launchops.cli.serving import healthy as _healthy
+from launchops.cli.serving import listening_socket
 from launchops.errors import LaunchOpsError
-from launchops.web import verify_for
 
 STOP_GRACE_SECONDS = 15.0
 _PR_SET_PDEATHSIG = 1
 _RUNNING: list[subprocess.Popen[bytes]] = []  # this process's servers, for stop_running
-
-
-def listening_socket() -> socket.socket:
-    """A socket on a free loopback port, already listening, for the server to serve on:
-    no other process can take its port between choosing it and the server binding it
-    (a port merely chosen could be taken, and another server there would answer the
-    health check in this one's place)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 @contextlib.contextmanager
@@ -110,19 +94,6 @@ def _start(
         f"the Prefect server for {what} did not start ({last}); "
         "start one (prefect server start) and set PREFECT_API_URL"
     )
-
-
-def _healthy(process: subprocess.Popen[bytes], url: str, deadline: float) -> bool:
-    """Whether the server answers its health check before `deadline` (False: it exited)."""
-    with httpx.Client(timeout=2.0, verify=verify_for(url)) as client:
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                return False
-            with contextlib.suppress(httpx.TransportError):
-                if client.get(f"{url}/health").status_code == 200:
-                    return True
-            time.sleep(0.1)
-    return False
 
 
 def stop(process: subprocess.Popen[bytes], grace: float = STOP_GRACE_SECONDS) -> None:
