@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from launchops.config.launchfile import plan_launch
-from launchops.config.schedule import Schedule, declares_schedule
+from launchops.config.schedule import Schedule, declares_schedule, file_schedule
 from launchops.errors import LaunchOpsError, LeaseError
 from launchops.journal.records import LaunchRecord
 from launchops.pipeline import stopping
@@ -163,11 +163,15 @@ async def _recorded(
 
 
 def _scheduled(ctx: LaunchContext, path: Path) -> tuple[str, str] | None:
-    """(key, when) of a launch file with a `schedule:` of its own, checked as its
+    """(key, when) of a launch file with a `schedule:` still ahead, checked as its
     deployment will (every rule but "not in the past": its times are checked when it
-    runs) and left out of the journal; None for a file without one. A LaunchFileError
-    when the file is not valid (a time without a zone among its problems)."""
+    runs) and left out of the journal; None for a file without one, or whose one-off time
+    is past: it is due, and the batch launches it now (no deployment made after its time
+    ever would). A LaunchFileError when the file is not valid."""
     if not declares_schedule(path):
+        return None
+    schedule = file_schedule(path)
+    if schedule is not None and not schedule.ahead(datetime.now(UTC)):
         return None
     plan = plan_launch(ctx.profile, ctx.wallet, path, check_times=False, resolver=ctx.resolver)
     assert plan.schedule is not None

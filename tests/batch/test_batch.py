@@ -328,3 +328,19 @@ def test_a_batch_whose_output_is_a_log_shows_each_launch_moving(sandbox_factory,
         said = [m.rsplit(": ", 1)[1] for m in moves if m.startswith(f"{file} (")]
         assert said[0] in ("pending", "running") and said[-1] == "registered", moves
     assert running_when_read[0], "the first line came only once the batch had ended"
+
+
+def test_a_past_one_off_in_a_batch_is_launched_now(sandbox_factory, tmp_path):
+    """A one-off `schedule:` already past is due: no deployment made now would ever fire
+    it, so the batch launches it rather than reporting it `scheduled` for a time that
+    will not come again."""
+    sandbox = sandbox_factory()
+    env = profile_env(sandbox, tmp_path / "home")
+    past = in_hours(-0.5)
+    folder = tmp_path / "launches"
+    write_launch(folder, "past.yaml", key="past-one-off", symbol="PAST", schedule=past)
+    done = launchops(env, "batch", str(folder), "--no-prefect", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["counts"] == {"registered": 1}, result
+    assert stats(sandbox)["launches"]["registered"] == 1
