@@ -40,6 +40,7 @@
     ├── FlowResultLost .............. a flow run ended, and Prefect's server answered its
     │                                 end without the result: the journal has what it did
     ├── JournalError ................ the journal refuses an operation (a changed config ...)
+    │   └── ConfigChanged ........... a file changed under a known key: refused, exit 2
     │   └── JournalUnavailable ...... its database did not answer                            [t]
     ├── LeaseError .................. another worker has the launch
     │   ├── LeaseHeld ............... ... so this one does not start it
@@ -70,6 +71,7 @@ __all__ = [
     "BadRequestError",
     "BlockhashExpired",
     "ChainError",
+    "ConfigChanged",
     "FlowResultLost",
     "ForbiddenError",
     "InvalidInputError",
@@ -392,6 +394,11 @@ class FlowResultLost(LaunchOpsError):
 
 class JournalError(LaunchOpsError):
     """The journal refuses an operation (for example, a changed config under a key)."""
+
+
+class ConfigChanged(JournalError):
+    """A launch file changed under a key the journal knows: refused (exit 2), naming how to
+    finish the launch as created and how to launch the edit as a new one."""
 
 
 class JournalUnavailable(JournalError):

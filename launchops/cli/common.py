@@ -140,6 +140,7 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
     (`base_url`, or what it answers when asked: the service, for a hint when unreachable).
     """
     from launchops.errors import (
+        ConfigChanged,
         InvalidInputError,
         KeypairError,
         LaunchFileError,
@@ -152,7 +153,7 @@ def user_errors(base_url: str | Callable[[], str | None] | None = None) -> Itera
 
     try:
         yield
-    except (WrongCluster, UnknownLaunch, ScheduledLater) as exc:  # refused: nothing sent, exit 2
+    except (WrongCluster, UnknownLaunch, ScheduledLater, ConfigChanged) as exc:  # refused: exit 2
         raise refuse(str(exc)) from None
     except LaunchFileError as exc:  # a file's problems: one line each, file, line, field, rule
         for problem in exc.file_problems:

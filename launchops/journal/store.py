@@ -21,7 +21,7 @@ from sqlalchemy import Engine, create_engine, event, insert, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
-from launchops.errors import JournalError, JournalUnavailable, LeaseLost
+from launchops.errors import ConfigChanged, JournalError, JournalUnavailable, LeaseLost
 from launchops.journal.claims import Claims
 from launchops.journal.leases import Leases
 from launchops.journal.records import (
@@ -264,7 +264,7 @@ class Journal(Writes, Leases, Claims):
                 add_event(conn, new.key, Step.VALIDATE, f"recorded from {new.source}", stamp)
             elif row.config_hash != new.config_hash:
                 if not (new.replace and replaceable(conn, new.key, S(row.state))):
-                    raise JournalError(_changed(new.key, S(row.state), new.replace))
+                    raise ConfigChanged(_changed(new.key, S(row.state), new.replace))
                 # Attempt numbers go on: the earlier attempts stay in the journal's story.
                 fresh["attempt"] = row.attempt
                 reset_launch(
@@ -286,14 +286,16 @@ class Journal(Writes, Leases, Claims):
 
 def _changed(key: str, state: LaunchState, replace: bool) -> str:
     """Why a changed config under a known key is refused, and what to do instead."""
+    finish = f"launchops resume {key} finishes it as it was created"
     if replace:
         return (
             f"launch {key!r} is already in the journal with a different configuration "
             f"(state {state}) and some of it was sent (or landed): --replace cannot take "
-            "it. Give the changed launch a new id:."
+            f"it. {finish}; to launch the edited file as a new token, give it a new id:."
         )
     return (
         f"launch {key!r} is already in the journal with a different configuration "
-        f"(state {state}). Give the changed launch a new id:, or, if nothing of it was "
-        "sent yet (or it failed with nothing landed), run again with --replace."
+        f"(state {state}): {finish}; to launch the edited file as a new token, give it a "
+        "new id: (--replace takes the edit over only while nothing of it was sent, or it "
+        "failed with nothing landed)."
     )

@@ -93,8 +93,10 @@ def test_an_edited_failed_launch_is_taken_with_replace(sandbox, tmp_path):
     _airdrop(sandbox, keypair)
     write_launch(tmp_path / "launches", key="edited-after-failing", symbol="EDIT")
     refused = launchops(env, "launch", str(path), "--no-prefect")
-    assert refused.returncode == 1
-    assert "run again with --replace" in refused.stderr
+    assert refused.returncode == 2  # a refusal: nothing sent
+    [line] = refused.stderr.strip().splitlines()
+    assert "launchops resume edited-after-failing finishes it as it was created" in line
+    assert "give it a new id:" in line and "--replace takes the edit over only" in line
     taken = launchops(env, "launch", str(path), "--no-prefect", "--replace", "--json")
     assert taken.returncode == 0, taken.stdout + taken.stderr
     assert json.loads(taken.stdout)["state"] == "registered"
