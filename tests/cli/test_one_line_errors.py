@@ -91,11 +91,12 @@ def test_a_failed_flow_run_is_the_error_line_and_debug_shows_prefects(on_server,
     changed = write_launch(launches, "two.yaml", key="taken", name="Another Token")
     plain = launchops(environment, "launch", str(changed), "--no-prefect")
     through_prefect = launchops(environment, "launch", str(changed))
-    assert through_prefect.returncode == plain.returncode == 1, through_prefect.stderr[-3000:]
+    # A changed file under a known key: a refusal, exit 2, the flow run's error its line.
+    assert through_prefect.returncode == plain.returncode == 2, through_prefect.stderr[-3000:]
     _no_traceback(through_prefect.stderr)
     assert through_prefect.stderr.strip().splitlines() == plain.stderr.strip().splitlines()
     debugged = launchops(environment, "--debug", "launch", str(changed))
-    assert debugged.returncode == 1 and "Traceback" in debugged.stderr
+    assert debugged.returncode == 2 and "Traceback" in debugged.stderr
 
 
 def test_a_key_file_others_can_read_is_one_warning_line(on_server, tmp_path):
