@@ -23,7 +23,7 @@ SOURCES = {
 }
 FLOORS = [
     # the ground: what everything names
-    ("errors", "states", "lazy", "exposure", "version", "web", "urls"),
+    ("errors", "states", "lazy", "exposure", "version", "web", "urls", "locks"),
     ("retries",),  # who retries what, in numbers
     ("genesis",),  # the Genesis program's layouts, PDAs and errors, as its client has them
     ("api",),  # the service's contract and its client

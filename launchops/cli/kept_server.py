@@ -15,11 +15,9 @@ with it. Two commands starting together start one server: the start is under a l
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -30,8 +28,9 @@ from typing import Any
 
 import httpx
 
-from launchops.cli.serving import healthy, listening_socket
+from launchops.cli.serving import healthy, listening_socket, prefect_app_server
 from launchops.errors import LaunchOpsError
+from launchops.locks import file_lock
 
 IDLE_SECONDS = 600.0
 STOP_SECONDS = 15.0
@@ -75,7 +74,7 @@ def kept_prefect(folder: Path, timeout: float, say: Callable[[str], None]) -> It
     """The kept server's API URL for the block: found, or started (`say` says so while it
     starts); marked used while the block runs, so that it does not stop meanwhile."""
     folder.mkdir(parents=True, exist_ok=True)
-    with _locked(folder / "lock"):
+    with file_lock(folder / "lock"):
         record = found(folder)
         if record is None:
             say("starting Prefect…")
@@ -98,16 +97,6 @@ def kept_prefect(folder: Path, timeout: float, say: Callable[[str], None]) -> It
         done.set()
         with contextlib.suppress(OSError):
             used.touch()  # idle from now
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _start(folder: Path, timeout: float) -> dict[str, Any]:
@@ -200,19 +189,7 @@ def _watch_idle(server: object, used: Path) -> None:
 def main(argv: list[str]) -> None:
     """The kept server, on the socket passed (`argv[0]`), for the folder `argv[1]`."""
     fd, folder = int(argv[0]), Path(argv[1])
-    import uvicorn
-
-    sock = socket.socket(fileno=fd)
-    host, port = sock.getsockname()[:2]
-    config = uvicorn.Config(
-        "prefect.server.api.server:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        log_level="error",
-        lifespan="on",
-    )
-    server = uvicorn.Server(config)
+    server, sock = prefect_app_server(fd)
     threading.Thread(target=_watch_idle, args=(server, folder / "used"), daemon=True).start()
     try:
         server.run(sockets=[sock])

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import IO
 
 from launchops.cli.serving import healthy as _healthy
-from launchops.cli.serving import listening_socket
+from launchops.cli.serving import listening_socket, prefect_app_server
 from launchops.errors import LaunchOpsError
 
 STOP_GRACE_SECONDS = 15.0
@@ -209,19 +208,7 @@ def main(argv: list[str]) -> None:
     for as long as the command (`argv[1]`, its process id) lives."""
     fd, parent = int(argv[0]), int(argv[1])
     _die_with(parent)
-    import uvicorn
-
-    sock = socket.socket(fileno=fd)
-    host, port = sock.getsockname()[:2]
-    config = uvicorn.Config(
-        "prefect.server.api.server:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        log_level="error",
-        lifespan="on",
-    )
-    server = uvicorn.Server(config)
+    server, sock = prefect_app_server(fd)
     threading.Thread(target=_watch_input, args=(server,), daemon=True).start()
     server.run(sockets=[sock])
 

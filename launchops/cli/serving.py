@@ -7,6 +7,7 @@ import contextlib
 import socket
 import subprocess
 import time
+from typing import Any
 
 import httpx
 
@@ -41,4 +42,22 @@ def healthy(process: subprocess.Popen[bytes], url: str, deadline: float) -> bool
     return False
 
 
-__all__ = ["healthy", "listening_socket"]
+def prefect_app_server(fd: int) -> tuple[Any, socket.socket]:
+    """Prefect's server app under uvicorn, for the listening socket `fd` (a child's, as
+    its parent passed it): the server, not yet run, and the socket to run it on."""
+    import uvicorn
+
+    sock = socket.socket(fileno=fd)
+    host, port = sock.getsockname()[:2]
+    config = uvicorn.Config(
+        "prefect.server.api.server:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        log_level="error",
+        lifespan="on",
+    )
+    return uvicorn.Server(config), sock
+
+
+__all__ = ["healthy", "listening_socket", "prefect_app_server"]

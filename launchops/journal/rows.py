@@ -4,8 +4,7 @@ threads. JSON (camelCase) stops here: rows in, typed records out."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +26,7 @@ from launchops.journal.records import (
     StateChange,
 )
 from launchops.journal.tables import attempts, events, launches, metadata
+from launchops.locks import file_lock
 from launchops.states import BEFORE_SENDING, Kind, LaunchState, Outcome, transition
 
 
@@ -70,23 +70,10 @@ def create_tables(engine: Engine) -> None:
     exclusive lock on the file beside it (`journal.db.lock`)."""
     database = engine.url.database
     if engine.dialect.name == "sqlite" and database and database != ":memory:":
-        with _file_lock(Path(database).expanduser().with_name(Path(database).name + ".lock")):
+        with file_lock(Path(database).expanduser().with_name(Path(database).name + ".lock")):
             _create(engine)
     else:
         _create(engine)
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock on `path` (made if missing) for the block, across processes."""
-    import fcntl
-
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _create(engine: Engine) -> None:
