@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from launchops.cli.command import Call, shared
-from launchops.cli.common import console, counted, print_json, short
+from launchops.cli.common import console, counted, error_line, print_json, short
 
 if TYPE_CHECKING:
     from launchops.api.client import AsyncServiceClient
@@ -45,6 +45,21 @@ def with_client(call: Call, work: Callable[[AsyncServiceClient], Awaitable[T]]) 
             return await work(client)
 
     return call.run(main)  # in the embedded sandbox, as `launch`, on the sandbox profile
+
+
+def _not_found(call: Call, mint: str) -> int:
+    """One line for a token the service does not know on the network asked: which one,
+    and, when `--network` asked another than the profile's, that the profile's launches
+    are on its own (where `tokens get` asks without it). Exit code 1."""
+    own = str(call.settings.network)
+    asked = call.network or own
+    line = f"404 Token not found: no token {mint} on {asked}"
+    if asked != own:
+        line += (
+            f" (profile {call.profile} launches on {own}: without --network, tokens get asks there)"
+        )
+    error_line(line)
+    return 1
 
 
 def _address(value: str, argument: str, of: str) -> str:
@@ -210,8 +225,13 @@ def agents_card(call: Call, address: AgentAddress) -> None:
 @shared(network=True)
 def tokens_get(call: Call, mint: Mint) -> None:
     """Show a token and every launch of it."""
+    from launchops.errors import NotFoundError
+
     _address(mint, "mint", "the token")
-    data = with_client(call, lambda c: c.get_token(mint))
+    try:
+        data = with_client(call, lambda c: c.get_token(mint))
+    except NotFoundError:
+        raise typer.Exit(_not_found(call, mint)) from None
     if call.as_json:
         print_json(data.to_json_echo())
         return

@@ -1,0 +1,28 @@
+"""`tokens get` of a token the profile launched, as Getting started shows it: without
+`--network` it asks the profile's network and finds it; asked on another network, the one
+line says where the profile's launches are."""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.pipeline import launchops, profile_env, write_launch
+
+
+def test_tokens_get_finds_the_profiles_token_and_says_where_it_is_not(sandbox, tmp_path):
+    env = profile_env(sandbox, tmp_path / "home")
+    launched = launchops(
+        env, "launch", str(write_launch(tmp_path, key="tokens-get")), "--no-prefect", "--json"
+    )
+    assert launched.returncode == 0, launched.stderr[-2000:]
+    mint = json.loads(launched.stdout)["mint"]
+    found = launchops(env, "tokens", "get", mint)
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert mint in found.stdout
+    elsewhere = launchops(env, "tokens", "get", mint, "--network", "solana-devnet")
+    assert elsewhere.returncode == 1
+    [line] = elsewhere.stderr.strip().splitlines()
+    assert line == (
+        f"error: 404 Token not found: no token {mint} on solana-devnet (profile sandbox "
+        "launches on solana-mainnet: without --network, tokens get asks there)"
+    )
