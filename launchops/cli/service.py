@@ -194,7 +194,17 @@ def agents_card(call: Call, address: AgentAddress) -> None:
         client.card_cache = FileCardCache(home() / "card-cache.json")  # If-None-Match next time
         return await client.get_agent_card(address)
 
-    card = with_client(call, fetch)
+    from launchops.errors import NotFoundError
+
+    try:
+        card = with_client(call, fetch)
+    except NotFoundError as exc:
+        error_line(
+            f"{exc}: no agent {address} on {call.network or call.settings.network}; an agent's "
+            "address is its Core asset's (its mint, as launchops agents list shows), not its "
+            "wallet's"
+        )
+        raise typer.Exit(1) from None
     if call.as_json:
         print_json(card.to_json_echo())
         return

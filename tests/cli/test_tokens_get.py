@@ -26,3 +26,23 @@ def test_tokens_get_finds_the_profiles_token_and_says_where_it_is_not(sandbox, t
         f"error: 404 Token not found: no token {mint} on solana-devnet (profile sandbox "
         "launches on solana-mainnet: without --network, tokens get asks there)"
     )
+
+
+def test_an_agents_wallet_asked_for_its_card_says_which_address_to_use(sandbox, tmp_path):
+    from solders.keypair import Keypair
+    from solders.pubkey import Pubkey
+
+    from launchops.api import programs as p
+    from tests.support.pipeline import seed_agent
+
+    env = profile_env(sandbox, tmp_path / "home")
+    asset = seed_agent(sandbox, Keypair().pubkey())
+    assert launchops(env, "agents", "card", asset).returncode == 0
+    wallet = str(p.agent_wallet(Pubkey.from_string(asset)))
+    asked = launchops(env, "agents", "card", wallet)
+    assert asked.returncode == 1
+    [line] = asked.stderr.strip().splitlines()
+    assert line.startswith(f"error: 404 Agent not found: no agent {wallet} on solana-mainnet; ")
+    assert line.endswith(
+        "its Core asset's (its mint, as launchops agents list shows), not its wallet's"
+    )
