@@ -93,7 +93,7 @@ def test_the_readme_runs_as_written(newcomer):
                 skipped.append(line)
                 continue
             if "<MINT>" in line and "<MINT>" not in known:
-                known["<MINT>"] = _a_devnet_mint(work, env)
+                known["<MINT>"] = _a_mint(work, env)
             command = _fill(line, known)
             done = subprocess.run(
                 ["bash", "-c", command],
@@ -130,14 +130,14 @@ def _profile_key(env: dict[str, str], work: Path) -> str:
     return done.stdout.strip()
 
 
-def _a_devnet_mint(work: Path, env: dict[str, str]) -> str:
-    """A token launched on devnet through the sandbox (what `tokens get ... --network
-    solana-devnet` reads)."""
-    path = write_launch(work, "devnet-token.yaml", key="readme-devnet", network="solana-devnet")
+def _a_mint(work: Path, env: dict[str, str]) -> str:
+    """A token the sandbox profile launched, on its own network (what `tokens get <MINT>`
+    reads)."""
+    path = write_launch(work, "readme-token.yaml", key="readme-token")
     done = subprocess.run(
         shlex.split(f"launchops launch {path} --no-prefect --json"),
         cwd=work,
-        env={**env, "LAUNCHOPS_NETWORK": "solana-devnet"},  # the sandbox serves every network
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
