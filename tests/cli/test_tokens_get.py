@@ -9,7 +9,8 @@ import json
 from tests.support.pipeline import launchops, profile_env, write_launch
 
 
-def test_tokens_get_finds_the_profiles_token_and_says_where_it_is_not(sandbox, tmp_path):
+def test_tokens_get_finds_the_profiles_token_and_says_where_it_is_not(sandbox_factory, tmp_path):
+    sandbox = sandbox_factory()  # its own: the shared one's agents and tokens are counted
     env = profile_env(sandbox, tmp_path / "home")
     launched = launchops(
         env, "launch", str(write_launch(tmp_path, key="tokens-get")), "--no-prefect", "--json"
@@ -28,13 +29,14 @@ def test_tokens_get_finds_the_profiles_token_and_says_where_it_is_not(sandbox, t
     )
 
 
-def test_an_agents_wallet_asked_for_its_card_says_which_address_to_use(sandbox, tmp_path):
+def test_an_agents_wallet_asked_for_its_card_says_which_address_to_use(sandbox_factory, tmp_path):
     from solders.keypair import Keypair
     from solders.pubkey import Pubkey
 
     from launchops.api import programs as p
     from tests.support.pipeline import seed_agent
 
+    sandbox = sandbox_factory()  # its own: the shared sandbox's agents are counted elsewhere
     env = profile_env(sandbox, tmp_path / "home")
     asset = seed_agent(sandbox, Keypair().pubkey())
     assert launchops(env, "agents", "card", asset).returncode == 0
